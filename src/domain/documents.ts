@@ -1,0 +1,56 @@
+/** Document categories of a housing request and the accepted file types (SPEC §5). */
+
+export const CATEGORIES = [
+  { value: 'livret', label: 'Livret de famille' },
+  { value: 'identity', label: "Pièce d'identité" },
+  { value: 'tax', label: "Avis d'imposition" },
+  { value: 'salary', label: 'Bulletins de salaire' },
+  { value: 'other', label: 'Autres documents' },
+] as const;
+export type Categorie = (typeof CATEGORIES)[number]['value'];
+export const CATEGORIE_VALUES = CATEGORIES.map((c) => c.value) as Categorie[];
+
+export function isCategorie(value: unknown): value is Categorie {
+  return typeof value === 'string' && (CATEGORIE_VALUES as string[]).includes(value);
+}
+
+/** Accepted content types and the file-name extensions that agree with each. */
+export const TYPES_ACCEPTES = {
+  'application/pdf': ['.pdf'],
+  'image/jpeg': ['.jpg', '.jpeg'],
+  'image/png': ['.png'],
+} as const;
+export type TypeAccepte = keyof typeof TYPES_ACCEPTES;
+export const EXTENSIONS_ACCEPTEES = Object.values(TYPES_ACCEPTES).flat();
+
+export function isTypeAccepte(value: unknown): value is TypeAccepte {
+  return typeof value === 'string' && value in TYPES_ACCEPTES;
+}
+
+/** Lowercased extension of a file name, with its dot ('' when none). */
+export function extensionOf(fileName: string): string {
+  const dot = fileName.lastIndexOf('.');
+  return dot <= 0 ? '' : fileName.slice(dot).toLowerCase();
+}
+
+/** The accepted type a file name's extension announces, or null. */
+export function typeFromExtension(fileName: string): TypeAccepte | null {
+  const ext = extensionOf(fileName);
+  for (const [type, exts] of Object.entries(TYPES_ACCEPTES) as [TypeAccepte, readonly string[]][]) {
+    if (exts.includes(ext)) return type;
+  }
+  return null;
+}
+
+export const MAX_FICHIERS_PAR_ENVOI = 20;
+
+export interface DocumentInfo {
+  id: string;
+  fileUrl: string;
+  name: string;
+  type: TypeAccepte;
+  size: number;
+  uploadedAt: string;
+}
+
+export type DocumentsParCategorie = Record<Categorie, DocumentInfo[]>;

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { migrate, openDatabase, type Db, type DbKind } from './db/index.js';
+import { errorBody, installErrorHandlers } from './errors.js';
+import adressesRoutes from './features/adresses/routes.js';
+import logementRoutes from './features/logement/routes.js';
+import { sweepOrphans } from './features/logement/upload.js';
+import { createMailer, type Mailer } from './mail/index.js';
+import { LocalStorage, type Storage } from './storage/index.js';
+import { loadTerritory, type Territory } from './territory.js';
+
+export interface RateLimit {
+  max: number;
+  timeWindow: string;
+}
+
+export interface RateLimits {
+  create: RateLimit | false;
+  upload: RateLimit | false;
+  adresses: RateLimit | false;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  create: { max: 20, timeWindow: '10 minutes' },
+  upload: { max: 60, timeWindow: '10 minutes' },
+  adresses: { max: 120, timeWindow: '1 minute' },
+};
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  dbKind: DbKind;
+  storage: Storage;
+  mailer: Mailer;
+  territory: Territory;
+  rateLimits: RateLimits;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}
+
+export interface AppOptions {
+  rateLimits?: Partial<RateLimits>;
+  /** Pino logger options, or false for none (tests). */
+  logger?: boolean | object;
+}
+
+/** Builds the whole app from a config; `main.ts` only listens. Tests build it and use `inject`. */
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: 256 * 1024,
+  });
+
+  const { db, kind } = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  app.addHook('onClose', async () => {
+    await app.deps.mailer.idle();
+    await db.destroy();
+  });
+  await migrate(db);
+
+  const storage = new LocalStorage(path.join(config.dataDir, 'uploads'));
+  await storage.init();
+  const swept = await sweepOrphans(db, storage);
+  if (swept > 0) app.log.warn({ swept }, 'fichiers sans document supprimés');
+
+  app.decorate('deps', {
+    config,
+    db,
+    dbKind: kind,
+    storage,
+    mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log }),
+    territory: loadTerritory(),
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        frameSrc: ["'self'", 'blob:'],
+        objectSrc: ["'self'", 'blob:'],
+        connectSrc: ["'self'"],
+      },
+    },
+  });
+  await app.register(rateLimit, { global: false });
+  await app.register(multipart);
+  installErrorHandlers(app);
+
+  await app.register(
+    async (api) => {
+      await api.register(logementRoutes);
+      await api.register(adressesRoutes);
+      api.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', "Cette adresse de l'API n'existe pas.")));
+    },
+    { prefix: '/app/api' },
+  );
+
+  const webDir = config.webDir;
+  if (webDir && fs.existsSync(path.join(webDir, 'index.html'))) {
+    await app.register(fastifyStatic, { root: webDir, wildcard: false, index: false });
+    // Client-side routes: every other GET gets the app shell, which shows its own 404 page.
+    app.setNotFoundHandler((request, reply) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return reply.status(404).send(errorBody('NOT_FOUND', "Cette page n'existe pas."));
+      }
+      return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+    });
+  }
+  return app;
+}

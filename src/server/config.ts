@@ -1,0 +1,138 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+const url = (protocols: readonly string[], hint: string) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { error: hint },
+    );
+
+/** Every setting of the server, read from environment variables (README "Configuration"). */
+export const envSchema = z.object({
+  PORT: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre entier entre 0 et 65535' })
+      .int({ error: 'doit être un nombre entier entre 0 et 65535' })
+      .min(0, { error: 'doit être un nombre entier entre 0 et 65535' })
+      .max(65535, { error: 'doit être un nombre entier entre 0 et 65535' })
+      .default(3000),
+  ),
+  HOST: z.preprocess(emptyToUndefined, z.string().trim().default('127.0.0.1')),
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().default('./data')),
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    url(['postgres:', 'postgresql:'], 'doit être une URL postgres://utilisateur@hôte:port/base').optional(),
+  ),
+  PUBLIC_URL: z.preprocess(
+    emptyToUndefined,
+    url(['http:', 'https:'], 'doit être une URL http(s)://… (adresse publique du site)')
+      .transform((v) => v.replace(/\/+$/u, ''))
+      .optional(),
+  ),
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    url(['smtp:', 'smtps:'], 'doit être une URL smtp://utilisateur:motdepasse@hôte:port ou smtps://…').optional(),
+  ),
+  MAIL_FROM: z.preprocess(emptyToUndefined, z.string().trim().default('Quartier Vivant <no-reply@quartier-vivant.local>')),
+  UPLOAD_MAX_MB: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre de mégaoctets entre 1 et 100' })
+      .min(1, { error: 'doit être un nombre de mégaoctets entre 1 et 100' })
+      .max(100, { error: 'doit être un nombre de mégaoctets entre 1 et 100' })
+      .default(10),
+  ),
+  ADRESSE_API_URL: z.preprocess(
+    emptyToUndefined,
+    url(['http:', 'https:'], 'doit être une URL http(s)://…').default('https://api-adresse.data.gouv.fr/search/'),
+  ),
+  ADRESSE_API_TIMEOUT_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre de millisecondes entre 100 et 10000' })
+      .int({ error: 'doit être un nombre de millisecondes entre 100 et 10000' })
+      .min(100, { error: 'doit être un nombre de millisecondes entre 100 et 10000' })
+      .max(10000, { error: 'doit être un nombre de millisecondes entre 100 et 10000' })
+      .default(1500),
+  ),
+  TRUST_PROXY: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0'], { error: 'doit valoir true ou false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+  ),
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        error: 'doit valoir fatal, error, warn, info, debug, trace ou silent',
+      })
+      .default('info'),
+  ),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  uploadMaxBytes: number;
+  adresseApiUrl: string;
+  adresseApiTimeoutMs: number;
+  trustProxy: boolean;
+  logLevel: string;
+  /** Where the built web app is served from (absent in API-only tests). */
+  webDir: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`Configuration invalide : ${variable} ${message}.`);
+  }
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming the first wrong variable. */
+export function loadConfig(env: Record<string, string | undefined>, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0]);
+    const received = env[variable];
+    throw new ConfigError(variable, `${issue.message}${received === undefined ? '' : ` (valeur reçue : « ${received} »)`}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
+    adresseApiUrl: e.ADRESSE_API_URL,
+    adresseApiTimeoutMs: e.ADRESSE_API_TIMEOUT_MS,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    webDir: undefined,
+    ...overrides,
+  };
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import * as m0001 from './migrations/0001_housing_requests.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+/**
+ * camelCase in code, snake_case in the database, one letter at a time so that the spec's names
+ * round-trip: nombreDEnfants <-> nombre_d_enfants (the stock plugin would write nombre_denfants).
+ */
+class NamingPlugin extends CamelCasePlugin {
+  protected override snakeCase(str: string): string {
+    return str.replace(/[A-Z]/gu, (c) => `_${c.toLowerCase()}`);
+  }
+
+  protected override camelCase(str: string): string {
+    return str.replace(/_([a-z])/gu, (_, c: string) => c.toUpperCase());
+  }
+}
+export type DbKind = 'sqlite' | 'postgres';
+
+const migrations: Record<string, Migration> = {
+  '0001_housing_requests': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export interface DbHandle {
+  db: Db;
+  kind: DbKind;
+}
+
+/** Opens the database: PostgreSQL when a URL is given, else the SQLite file `dataDir/app.db`. */
+export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): DbHandle {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    return { kind: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new NamingPlugin()] }) };
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const sqlite = new SqliteDatabase(path.join(options.dataDir, 'app.db'));
+  // WAL for concurrent readers; FULL because WAL's default NORMAL can lose a committed transaction on power loss.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return { kind: 'sqlite', db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new NamingPlugin()] }) };
+}
+
+/** Applies every pending migration; throws (and so stops the start) when one fails. */
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const cause = error instanceof Error ? error.message : String(error ?? '');
+    throw new Error(`La migration ${failed?.migrationName ?? ''} a échoué : ${cause}`.trim());
+  }
+}
+
+/** True when the error is a UNIQUE constraint violation (SQLite or PostgreSQL). */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
+  const code = (error as { code: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

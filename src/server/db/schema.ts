@@ -1,0 +1,66 @@
+import type { Insertable, Selectable } from 'kysely';
+
+/** Tables as Kysely sees them (camelCase here, snake_case in the database through CamelCasePlugin). */
+export interface HousingRequestTable {
+  id: string;
+  numeroUnique: string;
+  accessKeyHash: string;
+  prenom: string;
+  nom: string;
+  sexe: string | null;
+  dateDeNaissance: string | null;
+  email: string;
+  numeroDeTelephone: string;
+  adresse: string;
+  adresseComplement: string;
+  codePostal: string;
+  ville: string;
+  salaireBrut: number | null;
+  salaireAvisImpot1: number | null;
+  salaireAvisImpot2: number | null;
+  situationFamiliale: string;
+  nombreDEnfants: number;
+  logementActuel: string;
+  typeDeLogementActuel: string;
+  quartierActuel: string | null;
+  bailleurActuel: string;
+  typeDeLogementSouhaite: string;
+  /** JSON array of desired-quartier keys. */
+  quartierSouhaite: string;
+  dateDEnregistrement: string;
+  statutDeLaDemande: string;
+  motivations: string;
+  commentaires: string;
+  updatedAt: string;
+}
+
+export interface DocumentTable {
+  id: string;
+  housingRequestId: string;
+  category: string;
+  storageKey: string;
+  originalName: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  uploadedAt: string;
+}
+
+export interface StatusEventTable {
+  id: string;
+  housingRequestId: string;
+  fromStatus: string | null;
+  toStatus: string;
+  actorUserId: string | null;
+  at: string;
+}
+
+export interface Database {
+  housingRequests: HousingRequestTable;
+  documents: DocumentTable;
+  statusEvents: StatusEventTable;
+}
+
+export type HousingRequestRow = Selectable<HousingRequestTable>;
+export type NewHousingRequest = Insertable<HousingRequestTable>;
+export type DocumentRow = Selectable<DocumentTable>;

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { foldForSearch } from '../../../domain/normalise.js';
+import { ApiError } from '../../errors.js';
+import type { Territory } from '../../territory.js';
+
+export interface Suggestion {
+  label: string;
+  adresse: string;
+  codePostal: string;
+  ville: string;
+}
+
+const querySchema = z.object({
+  q: z
+    .string({ error: 'Saisissez une adresse.' })
+    .trim()
+    .min(3, { error: 'Saisissez au moins 3 caractères.' })
+    .max(200, { error: "L'adresse saisie est trop longue." }),
+  limit: z.coerce.number().int().min(1).max(10).default(5),
+});
+
+const banAnswer = z.object({
+  features: z.array(
+    z.object({
+      properties: z.object({
+        label: z.string(),
+        name: z.string().optional(),
+        postcode: z.string().optional(),
+        city: z.string().optional(),
+      }),
+    }),
+  ),
+});
+
+/** After a failure the national API is left alone for this long: offline servers answer at once. */
+const BAN_RETRY_AFTER_MS = 60_000;
+
+/** Suggestions from the territory's own street list: "12 av jean monnet" finds "12 Avenue Jean-Monnet". */
+export function searchTerritory(territory: Territory, q: string, limit: number): Suggestion[] {
+  const match = /^(\d+\s?(?:bis|ter|[a-d])?)\s*,?\s+(.*)$/iu.exec(q.trim());
+  const numero = match?.[1]?.replace(/\s/gu, '') ?? '';
+  const words = foldForSearch(match?.[2] ?? q)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+  return territory.rues
+    .filter((rue) => {
+      const folded = foldForSearch(rue.nom);
+      return words.every((w) => folded.includes(w));
+    })
+    .slice(0, limit)
+    .map((rue) => {
+      const adresse = numero ? `${numero} ${rue.nom}` : rue.nom;
+      return { label: `${adresse} ${rue.codePostal} ${territory.ville}`, adresse, codePostal: rue.codePostal, ville: territory.ville };
+    });
+}
+
+export default async function adressesRoutes(app: FastifyInstance): Promise<void> {
+  const { config, territory, rateLimits } = app.deps;
+  let banDownUntil = 0;
+
+  async function searchBan(q: string, limit: number): Promise<Suggestion[] | null> {
+    if (Date.now() < banDownUntil) return null;
+    const url = new URL(config.adresseApiUrl);
+    url.searchParams.set('q', q);
+    url.searchParams.set('limit', String(limit));
+    url.searchParams.set('autocomplete', '1');
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(config.adresseApiTimeoutMs) });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const body = banAnswer.parse(await response.json());
+      return body.features.map(({ properties: p }) => ({
+        label: p.label,
+        adresse: p.name ?? p.label,
+        codePostal: p.postcode ?? '',
+        ville: p.city ?? '',
+      }));
+    } catch (error) {
+      banDownUntil = Date.now() + BAN_RETRY_AFTER_MS;
+      app.log.warn({ err: error }, "API Adresse injoignable : suggestions tirées de la liste des rues du territoire");
+      return null;
+    }
+  }
+
+  app.get('/adresses', { config: { rateLimit: rateLimits.adresses } }, async (request) => {
+    const parsed = querySchema.safeParse(request.query);
+    if (!parsed.success) {
+      const message = parsed.error.issues[0]?.message ?? 'Adresse invalide.';
+      throw new ApiError(400, 'VALIDATION', message, { q: message });
+    }
+    const { q, limit } = parsed.data;
+    const ban = await searchBan(q, limit);
+    if (ban) return { data: ban, source: 'ban' };
+    return { data: searchTerritory(territory, q, limit), source: 'territoire' };
+  });
+}

@@ -1,0 +1,33 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { HousingRequestRow } from '../../db/schema.js';
+
+/** Header that carries a request's private key on API calls (DESIGN.md private link). */
+export const ACCESS_KEY_HEADER = 'x-access-key';
+
+/** 256 random bits, URL-safe. */
+export function newAccessKey(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function hashAccessKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function privateLink(publicUrl: string, numeroUnique: string, accessKey: string): string {
+  // The key rides in the fragment: browsers never send it to a server, a log or a Referer.
+  return `${publicUrl}/logement/${encodeURIComponent(numeroUnique)}#cle=${accessKey}`;
+}
+
+function keyMatches(row: HousingRequestRow, presented: string): boolean {
+  const expected = Buffer.from(row.accessKeyHash, 'hex');
+  const actual = Buffer.from(hashAccessKey(presented), 'hex');
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** Whether this HTTP request may see the housing request in full. */
+export function hasFullAccess(request: FastifyRequest, row: HousingRequestRow): boolean {
+  const header = request.headers[ACCESS_KEY_HEADER];
+  const presented = Array.isArray(header) ? header[0] : header;
+  return typeof presented === 'string' && presented.length > 0 && presented.length <= 128 && keyMatches(row, presented);
+}

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { PROJECT_ROOT } from './territory.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env, { webDir: path.join(PROJECT_ROOT, 'dist', 'web') });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const app = await buildApp(config);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.log.info({ signal }, 'arrêt en cours');
+      void app.close().then(() => process.exit(0));
+    });
+  }
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Quartier Vivant est servi sur ${config.publicUrl} (base : ${app.deps.dbKind})`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Le serveur n'a pas pu démarrer : ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

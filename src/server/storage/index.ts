@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+
+/** Age past which a leftover temp or unreferenced file is surely not an upload under way. */
+export const STALE_MS = 60 * 60 * 1000;
+
+/** A file being written: invisible until committed under its key, gone once discarded. */
+export interface TempFile {
+  readonly stream: Writable;
+  commit(key: string): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** Where documents live. Keys are relative, slash-separated, made by the app (never by a client). */
+export interface Storage {
+  init(): Promise<void>;
+  createTemp(): TempFile;
+  read(key: string): Readable;
+  remove(key: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+  /** Every stored key with its last change (for the orphan sweep). */
+  keys(): AsyncIterable<{ key: string; modifiedAt: Date }>;
+}
+
+/** Local disk under one root; temp files in `root/.tmp`, then renamed into place (same filesystem). */
+export class LocalStorage implements Storage {
+  private readonly tmpDir: string;
+
+  constructor(private readonly root: string) {
+    this.tmpDir = path.join(root, '.tmp');
+  }
+
+  async init(): Promise<void> {
+    await fsp.mkdir(this.tmpDir, { recursive: true });
+    // A temp file left by a crash belongs to no document. Recent ones may be another instance's
+    // upload under way, so only those older than an hour go.
+    const limit = Date.now() - STALE_MS;
+    for (const name of await fsp.readdir(this.tmpDir)) {
+      const file = path.join(this.tmpDir, name);
+      const stat = await fsp.stat(file).catch(() => undefined);
+      if (stat && stat.mtimeMs < limit) await fsp.rm(file, { force: true });
+    }
+  }
+
+  private resolve(key: string): string {
+    const full = path.resolve(this.root, key);
+    if (!full.startsWith(this.root + path.sep) || full.startsWith(this.tmpDir + path.sep)) {
+      throw new Error(`Clé de stockage refusée : ${key}`);
+    }
+    return full;
+  }
+
+  createTemp(): TempFile {
+    const tmpPath = path.join(this.tmpDir, randomUUID());
+    // flush: the data reaches the disk before the file is closed, so a committed file is a whole file.
+    const stream = fs.createWriteStream(tmpPath, { flags: 'wx', flush: true });
+    let settled = false;
+    const whenClosed = () =>
+      new Promise<void>((resolve) => {
+        if (stream.closed) resolve();
+        else stream.once('close', () => resolve());
+      });
+    return {
+      stream,
+      commit: async (key: string) => {
+        if (settled) throw new Error('Fichier temporaire déjà traité');
+        settled = true;
+        const target = this.resolve(key);
+        await whenClosed();
+        await fsp.mkdir(path.dirname(target), { recursive: true });
+        await fsp.rename(tmpPath, target);
+      },
+      discard: async () => {
+        if (settled) return;
+        settled = true;
+        stream.destroy();
+        await whenClosed();
+        await fsp.rm(tmpPath, { force: true });
+      },
+    };
+  }
+
+  read(key: string): Readable {
+    return fs.createReadStream(this.resolve(key));
+  }
+
+  async remove(key: string): Promise<void> {
+    const target = this.resolve(key);
+    await fsp.rm(target, { force: true });
+    // Tidy the now-empty folders between the file and the root.
+    let dir = path.dirname(target);
+    while (dir.startsWith(this.root + path.sep)) {
+      try {
+        await fsp.rmdir(dir);
+      } catch {
+        break;
+      }
+      dir = path.dirname(dir);
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await fsp.stat(this.resolve(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async *keys(): AsyncIterable<{ key: string; modifiedAt: Date }> {
+    const entries = await fsp.readdir(this.root, { recursive: true, withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const full = path.join(entry.parentPath, entry.name);
+      if (full.startsWith(this.tmpDir + path.sep)) continue;
+      const stat = await fsp.stat(full).catch(() => undefined);
+      if (!stat) continue;
+      yield { key: path.relative(this.root, full).split(path.sep).join('/'), modifiedAt: stat.mtime };
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp, type AppOptions } from '../src/server/app.js';
+import { loadConfig, type Config } from '../src/server/config.js';
+
+export interface TestContext {
+  app: FastifyInstance;
+  config: Config;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh database for one test file: a temp SQLite file, or — when DATABASE_URL is set (CI's
+ * PostgreSQL run) — a new PostgreSQL database created from it and dropped afterwards.
+ */
+async function freshDatabaseUrl(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { url: undefined, drop: async () => {} };
+  const name = `qv_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+): Promise<TestContext> {
+  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-test-'));
+  const database = await freshDatabaseUrl();
+  const config = loadConfig(
+    {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      PUBLIC_URL: 'http://quartier.test',
+      // Tests talk only to loopback: the national address API is replaced by a closed local port.
+      ADRESSE_API_URL: 'http://127.0.0.1:9/search/',
+      ...env,
+    },
+    { databaseUrl: database.url },
+  );
+  const app = await buildApp(config, {
+    logger: false,
+    rateLimits: { create: false, upload: false, adresses: false },
+    ...options,
+  });
+  return {
+    app,
+    config,
+    dataDir,
+    close: async () => {
+      await app.close();
+      await database.drop();
+      await fsp.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A valid request body; override any field. */
+export function demande(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    numeroUnique: `013${randomBytes(5).toString('hex')}`,
+    prenom: 'Hélène',
+    nom: 'Martin',
+    email: 'helene.martin@example.org',
+    motivations: 'Logement trop petit pour ma famille.',
+    ...overrides,
+  };
+}
+
+/** Every regular file under a folder, relative, skipping none. */
+export function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
+
+/** A multipart body built by the platform's own FormData encoder. */
+export async function multipart(
+  files: { field: string; name: string; content: Buffer | Uint8Array; type?: string }[],
+): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+  const form = new FormData();
+  for (const f of files) form.append(f.field, new Blob([new Uint8Array(f.content)], { type: f.type ?? 'application/octet-stream' }), f.name);
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  return {
+    payload: Buffer.from(await request.arrayBuffer()),
+    headers: { 'content-type': request.headers.get('content-type')! },
+  };
+}
+
+/** Minimal real files of each accepted type (valid signatures). */
+export const SAMPLES = {
+  pdf: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+  png: Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+    'base64',
+  ),
+  jpeg: Buffer.from(
+    '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+    'base64',
+  ),
+  exe: Buffer.concat([Buffer.from('MZ'), Buffer.alloc(62), Buffer.from('PE\0\0'), randomBytes(200)]),
+};
