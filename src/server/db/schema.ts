@@ -38,6 +38,8 @@ export interface DocumentTable {
   id: string;
   housingRequestId: string;
   category: string;
+  /** 1, 2, 3… within the request's category, in upload order. */
+  position: number;
   storageKey: string;
   originalName: string;
   contentType: string;

@@ -67,15 +67,22 @@ export class LocalStorage implements Storage {
       stream,
       commit: async (key: string) => {
         if (settled) throw new Error('Fichier temporaire déjà traité');
-        settled = true;
         const target = this.resolve(key);
-        await whenClosed();
-        await fsp.mkdir(path.dirname(target), { recursive: true });
-        await fsp.rename(tmpPath, target);
+        settled = true;
+        try {
+          await whenClosed();
+          await fsp.mkdir(path.dirname(target), { recursive: true });
+          await fsp.rename(tmpPath, target);
+        } catch (error) {
+          settled = false; // still ours to discard
+          throw error;
+        }
       },
       discard: async () => {
         if (settled) return;
         settled = true;
+        // Whatever the stream still reports (say, its file already removed) no longer matters.
+        stream.on('error', () => {});
         stream.destroy();
         await whenClosed();
         await fsp.rm(tmpPath, { force: true });

@@ -42,6 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('housing_request_id', 'text', (c) => c.notNull().references('housing_requests.id').onDelete('cascade'))
     .addColumn('category', 'text', (c) => c.notNull())
+    .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('storage_key', 'text', (c) => c.notNull().unique())
     .addColumn('original_name', 'text', (c) => c.notNull())
     .addColumn('content_type', 'text', (c) => c.notNull())

@@ -36,13 +36,31 @@ const banAnswer = z.object({
 /** After a failure the national API is left alone for this long: offline servers answer at once. */
 const BAN_RETRY_AFTER_MS = 60_000;
 
+/** Abbreviations people type for street kinds (La Poste's usual ones). */
+const ABREVIATIONS: Record<string, string> = {
+  all: 'allee',
+  av: 'avenue',
+  ave: 'avenue',
+  bd: 'boulevard',
+  bld: 'boulevard',
+  bvd: 'boulevard',
+  ch: 'chemin',
+  che: 'chemin',
+  imp: 'impasse',
+  pl: 'place',
+  r: 'rue',
+  rte: 'route',
+  sq: 'square',
+};
+
 /** Suggestions from the territory's own street list: "12 av jean monnet" finds "12 Avenue Jean-Monnet". */
 export function searchTerritory(territory: Territory, q: string, limit: number): Suggestion[] {
   const match = /^(\d+\s?(?:bis|ter|[a-d])?)\s*,?\s+(.*)$/iu.exec(q.trim());
   const numero = match?.[1]?.replace(/\s/gu, '') ?? '';
   const words = foldForSearch(match?.[2] ?? q)
     .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((w) => ABREVIATIONS[w] ?? w);
   return territory.rues
     .filter((rue) => {
       const folded = foldForSearch(rue.nom);

@@ -76,8 +76,8 @@ export async function listDocuments(db: Db, housingRequestId: string): Promise<D
     .selectFrom('documents')
     .selectAll()
     .where('housingRequestId', '=', housingRequestId)
-    .orderBy('uploadedAt')
-    .orderBy('storageKey')
+    .orderBy('category')
+    .orderBy('position')
     .execute();
 }
 

@@ -25,14 +25,14 @@ const NAME_STEM_MAX = 80;
 /** A file name safe on any disk: no path, no control or shell characters, letters of any script kept. */
 export function safeFileName(original: string): string {
   const base = original.normalize('NFC').split(/[\\/]/u).pop() ?? '';
-  const cleaned = base
+  const ext = extensionOf(base).replace(/[^a-z0-9.]/gu, '');
+  const stem = base
+    .slice(0, base.length - extensionOf(base).length)
     .replace(/[^\p{L}\p{N}._-]+/gu, '_')
     .replace(/\.{2,}/gu, '.')
     .replace(/_+/gu, '_')
-    .replace(/^[._-]+/u, '');
-  const ext = extensionOf(cleaned);
-  const stem = [...cleaned.slice(0, cleaned.length - ext.length)].slice(0, NAME_STEM_MAX).join('').replace(/[._-]+$/u, '');
-  return `${stem || 'document'}${ext}`;
+    .replace(/^[._-]+|[._-]+$/gu, '');
+  return `${[...stem].slice(0, NAME_STEM_MAX).join('') || 'document'}${ext}`;
 }
 
 /** The name as the person gave it, for display: no path, no control characters, bounded. */
@@ -172,7 +172,7 @@ async function commitDocuments(
   const uploadedAt = deps.now().toISOString();
   const existing = await deps.db
     .selectFrom('documents')
-    .select(['category', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .select(['category', (eb) => eb.fn.max('position').as('n')])
     .where('housingRequestId', '=', row.id)
     .groupBy('category')
     .execute();
@@ -186,6 +186,7 @@ async function commitDocuments(
       id,
       housingRequestId: row.id,
       category: s.category,
+      position: index,
       storageKey: `${row.id}/${id}/${s.category}-${index}-${s.safeName}`,
       originalName: s.originalName,
       contentType: s.contentType,

@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import contentDisposition from 'content-disposition';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { safeFileName } from '../src/server/features/logement/upload.js';
+import { createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
+
+let ctx: TestContext;
+let uploadsDir: string;
+beforeAll(async () => {
+  ctx = await createTestApp({ UPLOAD_MAX_MB: '10' });
+  uploadsDir = path.join(ctx.dataDir, 'uploads');
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function newRequest(numeroUnique: string): Promise<string> {
+  const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique }) });
+  expect(res.statusCode).toBe(201);
+  return res.json().data.accessKey as string;
+}
+
+async function upload(numero: string, key: string | undefined, files: Parameters<typeof multipart>[0]) {
+  const body = await multipart(files);
+  return ctx.app.inject({
+    method: 'POST',
+    url: `/app/api/logement/upload-files/${numero}`,
+    headers: { ...body.headers, ...(key ? { 'x-access-key': key } : {}) },
+    payload: body.payload,
+  });
+}
+
+async function documentRows(numero: string) {
+  return ctx.app.deps.db
+    .selectFrom('documents')
+    .innerJoin('housingRequests', 'housingRequests.id', 'documents.housingRequestId')
+    .select(['documents.id', 'documents.category', 'documents.storageKey', 'documents.originalName', 'documents.contentType', 'documents.size', 'documents.sha256'])
+    .where('housingRequests.numeroUnique', '=', numero)
+    .execute();
+}
+
+describe('POST /logement/upload-files/:numeroUnique', () => {
+  it('stores a PDF, a PNG and a JPEG in their blocks, recorded and on disk, and lists them in the full view', async () => {
+    const key = await newRequest('013up0000001');
+    const res = await upload('013up0000001', key, [
+      { field: 'livret', name: 'livret.pdf', content: SAMPLES.pdf },
+      { field: 'identity', name: 'carte.PNG', content: SAMPLES.png },
+      { field: 'identity', name: 'verso.jpg', content: SAMPLES.jpeg },
+    ]);
+    expect(res.statusCode).toBe(201);
+    const { documents } = res.json().data;
+    expect(documents.livret).toHaveLength(1);
+    expect(documents.identity.map((d: { name: string; type: string }) => [d.name, d.type])).toEqual([
+      ['carte.PNG', 'image/png'],
+      ['verso.jpg', 'image/jpeg'],
+    ]);
+
+    const rows = await documentRows('013up0000001');
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      const file = path.join(uploadsDir, row.storageKey);
+      expect(fs.existsSync(file)).toBe(true);
+      const bytes = fs.readFileSync(file);
+      expect(bytes.length).toBe(row.size);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(row.sha256);
+    }
+    expect(rows.map((r) => path.basename(r.storageKey)).sort()).toEqual(['identity-1-carte.png', 'identity-2-verso.jpg', 'livret-1-livret.pdf']);
+
+    const view = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013up0000001', headers: { 'x-access-key': key } });
+    expect(view.json().data.documents.livret[0]).toMatchObject({ name: 'livret.pdf', type: 'application/pdf', size: SAMPLES.pdf.length });
+    expect(view.json().data.documents.livret[0].fileUrl).toMatch(/^\/app\/api\/logement\/013up0000001\/documents\/[0-9a-f-]{36}$/u);
+  });
+
+  it('numbers files on from what the block already holds', async () => {
+    const key = await newRequest('013up0000002');
+    await upload('013up0000002', key, [{ field: 'tax', name: 'avis.pdf', content: SAMPLES.pdf }]);
+    await upload('013up0000002', key, [{ field: 'tax', name: 'avis.pdf', content: SAMPLES.pdf }]);
+    const names = (await documentRows('013up0000002')).map((r) => path.basename(r.storageKey)).sort();
+    expect(names).toEqual(['tax-1-avis.pdf', 'tax-2-avis.pdf']);
+  });
+
+  it('refuses without the key, and with a wrong key, writing nothing', async () => {
+    const key = await newRequest('013up0000003');
+    const before = filesUnder(uploadsDir).length;
+    const none = await upload('013up0000003', undefined, [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }]);
+    expect(none.statusCode).toBe(403);
+    expect(none.json().error.message).toMatch(/lien privé/u);
+    const wrong = await upload('013up0000003', `${key}x`, [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }]);
+    expect(wrong.statusCode).toBe(403);
+    expect(await documentRows('013up0000003')).toHaveLength(0);
+    expect(filesUnder(uploadsDir).length).toBe(before);
+  });
+
+  it('answers 404 for an unknown numéro and 400 for a malformed one', async () => {
+    expect((await upload('013nobody0001', 'x', [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }])).statusCode).toBe(404);
+    expect((await upload('abc', 'x', [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }])).statusCode).toBe(400);
+  });
+
+  it('refuses an .exe renamed .pdf with 415 and leaves nothing on disk', async () => {
+    const key = await newRequest('013up0000004');
+    const before = filesUnder(uploadsDir);
+    const res = await upload('013up0000004', key, [{ field: 'other', name: 'facture.pdf', content: SAMPLES.exe, type: 'application/pdf' }]);
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error.message).toBe("Le fichier « facture.pdf » n'est pas accepté : seuls les PDF, JPEG et PNG le sont.");
+    expect(await documentRows('013up0000004')).toHaveLength(0);
+    expect(filesUnder(uploadsDir)).toEqual(before);
+  });
+
+  it('refuses a PNG named .pdf (content and extension disagree) and a .docx, with 415', async () => {
+    const key = await newRequest('013up0000005');
+    const mismatch = await upload('013up0000005', key, [{ field: 'other', name: 'scan.pdf', content: SAMPLES.png }]);
+    expect(mismatch.statusCode).toBe(415);
+    expect(mismatch.json().error.code).toBe('FILE_TYPE_MISMATCH');
+    const docx = await upload('013up0000005', key, [{ field: 'other', name: 'lettre.docx', content: SAMPLES.pdf }]);
+    expect(docx.statusCode).toBe(415);
+  });
+
+  it('keeps a call all-or-nothing: one bad file among good ones stores none of them', async () => {
+    const key = await newRequest('013up0000006');
+    const before = filesUnder(uploadsDir);
+    const res = await upload('013up0000006', key, [
+      { field: 'livret', name: 'ok.pdf', content: SAMPLES.pdf },
+      { field: 'identity', name: 'ok.png', content: SAMPLES.png },
+      { field: 'other', name: 'virus.png', content: SAMPLES.exe },
+    ]);
+    expect(res.statusCode).toBe(415);
+    expect(await documentRows('013up0000006')).toHaveLength(0);
+    expect(filesUnder(uploadsDir)).toEqual(before);
+  });
+
+  it('refuses a 50 MB upload with 413 and leaves nothing on disk', async () => {
+    const key = await newRequest('013up0000007');
+    const before = filesUnder(uploadsDir);
+    const big = Buffer.alloc(50 * 1024 * 1024, 0x20);
+    SAMPLES.pdf.copy(big);
+    const res = await upload('013up0000007', key, [{ field: 'salary', name: 'gros.pdf', content: big }]);
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.message).toBe('Le fichier « gros.pdf » dépasse la taille maximale de 10 Mo.');
+    expect(await documentRows('013up0000007')).toHaveLength(0);
+    expect(filesUnder(uploadsDir)).toEqual(before);
+  });
+
+  it('refuses more than 20 files in one call with 413', async () => {
+    const key = await newRequest('013up0000008');
+    const files = Array.from({ length: 21 }, (_, i) => ({ field: 'other', name: `p${i}.pdf`, content: SAMPLES.pdf }));
+    const res = await upload('013up0000008', key, files);
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.message).toBe('Vous pouvez envoyer au plus 20 fichiers à la fois.');
+    expect(await documentRows('013up0000008')).toHaveLength(0);
+  });
+
+  it('accepts exactly 20 files', async () => {
+    const key = await newRequest('013up0000009');
+    const files = Array.from({ length: 20 }, (_, i) => ({ field: 'other', name: `p${i}.pdf`, content: SAMPLES.pdf }));
+    expect((await upload('013up0000009', key, files)).statusCode).toBe(201);
+    expect(await documentRows('013up0000009')).toHaveLength(20);
+  });
+
+  it('stores names with ../ and unicode safely inside the request folder', async () => {
+    const key = await newRequest('013up0000010');
+    const res = await upload('013up0000010', key, [
+      { field: 'other', name: '../../../etc/passwd.pdf', content: SAMPLES.pdf },
+      { field: 'other', name: '..\\..\\boot.ini.pdf', content: SAMPLES.pdf },
+      { field: 'other', name: 'Avis d’impôt 2025 — Hélène 日本.pdf', content: SAMPLES.pdf },
+    ]);
+    expect(res.statusCode).toBe(201);
+    const rows = await documentRows('013up0000010');
+    for (const row of rows) {
+      const full = path.resolve(uploadsDir, row.storageKey);
+      expect(full.startsWith(uploadsDir + path.sep)).toBe(true);
+      expect(fs.existsSync(full)).toBe(true);
+      expect(row.storageKey).not.toContain('..');
+    }
+    expect(rows.map((r) => r.originalName).sort()).toEqual(['Avis d’impôt 2025 — Hélène 日本.pdf', 'boot.ini.pdf', 'passwd.pdf']);
+    expect(rows.map((r) => path.basename(r.storageKey)).sort()).toEqual([
+      'other-1-passwd.pdf',
+      'other-2-boot.ini.pdf',
+      'other-3-Avis_d_impôt_2025_Hélène_日本.pdf',
+    ]);
+    expect(fs.existsSync(path.join(ctx.dataDir, 'etc'))).toBe(false);
+  });
+
+  it('refuses an unknown block, an empty file and a call without files', async () => {
+    const key = await newRequest('013up0000011');
+    const unknown = await upload('013up0000011', key, [{ field: 'photos', name: 'a.pdf', content: SAMPLES.pdf }]);
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error.code).toBe('UNKNOWN_CATEGORY');
+    const empty = await upload('013up0000011', key, [{ field: 'other', name: 'vide.pdf', content: Buffer.alloc(0) }]);
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().error.message).toBe('Le fichier « vide.pdf » est vide.');
+    const nothing = await upload('013up0000011', key, []);
+    expect(nothing.statusCode).toBe(400);
+    const json = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/upload-files/013up0000011', headers: { 'x-access-key': key }, payload: { a: 1 } });
+    expect(json.statusCode).toBe(415);
+    expect(await documentRows('013up0000011')).toHaveLength(0);
+  });
+});
+
+describe('GET /logement/:numeroUnique/documents/:id', () => {
+  let key: string;
+  let docId: string;
+  beforeAll(async () => {
+    key = await newRequest('013doc000001');
+    const res = await upload('013doc000001', key, [{ field: 'tax', name: 'Avis; impôt — 2025.pdf', content: SAMPLES.pdf }]);
+    docId = res.json().data.documents.tax[0].id;
+  });
+
+  it('streams the document with its type, a safe Content-Disposition and nosniff', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000001/documents/${docId}`, headers: { 'x-access-key': key } });
+    expect(res.statusCode).toBe(200);
+    expect(res.rawPayload.equals(SAMPLES.pdf)).toBe(true);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    const disposition = String(res.headers['content-disposition']);
+    expect(disposition).toMatch(/^inline; filename="[^"\r\n]*"; filename\*=UTF-8''[\w%.-]+$/u);
+    expect(contentDisposition.parse(disposition).parameters.filename).toBe('Avis; impôt — 2025.pdf');
+
+    const dl = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000001/documents/${docId}?download=1`, headers: { 'x-access-key': key } });
+    expect(String(dl.headers['content-disposition'])).toMatch(/^attachment;/u);
+  });
+
+  it('refuses without the key and with a wrong key', async () => {
+    const none = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000001/documents/${docId}` });
+    expect(none.statusCode).toBe(403);
+    expect(none.body).not.toContain('%PDF');
+    const wrong = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000001/documents/${docId}`, headers: { 'x-access-key': 'nope' } });
+    expect(wrong.statusCode).toBe(403);
+  });
+
+  it('does not serve a document through another request, even with that request’s key', async () => {
+    const otherKey = await newRequest('013doc000002');
+    const res = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000002/documents/${docId}`, headers: { 'x-access-key': otherKey } });
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('answers 404 for an unknown or malformed document id', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'pas-un-id']) {
+      const res = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000001/documents/${id}`, headers: { 'x-access-key': key } });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error.message).toBe("Ce document n'existe pas pour cette demande.");
+    }
+  });
+});
+
+describe('file names', () => {
+  it('sanitises without losing letters of any script', () => {
+    expect(safeFileName('../../x.pdf')).toBe('x.pdf');
+    expect(safeFileName('.hidden.pdf')).toBe('hidden.pdf');
+    expect(safeFileName('a<b>c|d?.PNG')).toBe('a_b_c_d.png');
+    expect(safeFileName('???.pdf')).toBe('document.pdf');
+    expect(safeFileName(`${'é'.repeat(300)}.pdf`)).toBe(`${'é'.repeat(80)}.pdf`);
+  });
+});
