@@ -194,3 +194,14 @@ describe('GET /logement/:numeroUnique', () => {
     expect(res.json().error.message).toBe("Cette adresse de l'API n'existe pas.");
   });
 });
+
+describe('security headers', () => {
+  it('sends CSP, nosniff and no-referrer on every answer, without HSTS over plain HTTP', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013absent0001' });
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+  });
+});

@@ -13,13 +13,52 @@ export type Db = Kysely<Database>;
  * round-trip: nombreDEnfants <-> nombre_d_enfants (the stock plugin would write nombre_denfants).
  */
 class NamingPlugin extends CamelCasePlugin {
+  // Identifiers are few and fixed: convert each once (this runs for every key of every row).
+  private readonly toSnake = new Map<string, string>();
+  private readonly toCamel = new Map<string, string>();
+
   protected override snakeCase(str: string): string {
-    return str.replace(/[A-Z]/gu, (c) => `_${c.toLowerCase()}`);
+    let out = this.toSnake.get(str);
+    if (out === undefined) {
+      out = str.replace(/[A-Z]/gu, (c) => `_${c.toLowerCase()}`);
+      if (this.toSnake.size < 10_000) this.toSnake.set(str, out);
+    }
+    return out;
   }
 
   protected override camelCase(str: string): string {
-    return str.replace(/_([a-z])/gu, (_, c: string) => c.toUpperCase());
+    let out = this.toCamel.get(str);
+    if (out === undefined) {
+      out = str.replace(/_([a-z])/gu, (_, c: string) => c.toUpperCase());
+      if (this.toCamel.size < 10_000) this.toCamel.set(str, out);
+    }
+    return out;
   }
+}
+
+/**
+ * better-sqlite3 with its prepared statements kept: Kysely prepares every query anew, and
+ * preparing costs as much as running a lookup by key. The app's queries are a bounded set.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop === 'prepare') {
+        return (source: string) => {
+          let statement = cache.get(source);
+          if (!statement) {
+            statement = target.prepare(source);
+            if (cache.size >= 500) cache.delete(cache.keys().next().value!);
+            cache.set(source, statement);
+          }
+          return statement;
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 export type DbKind = 'sqlite' | 'postgres';
 
@@ -47,7 +86,7 @@ export function openDatabase(options: { databaseUrl: string | undefined; dataDir
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { kind: 'sqlite', db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new NamingPlugin()] }) };
+  return { kind: 'sqlite', db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new NamingPlugin()] }) };
 }
 
 /** Applies every pending migration; throws (and so stops the start) when one fails. */

@@ -1,0 +1,187 @@
+// Benchmarks of the foundation (issue 2). Prints figures; asserts nothing.
+//   npm run bench                       SQLite (default)
+//   DATABASE_URL=postgres://… npm run bench   PostgreSQL
+// 1. GET /app/api/logement/:numeroUnique on 10,000 requests vs a bare node:http server sending the
+//    same bytes from memory (autocannon, 50 connections): requests/s, p99, ratio.
+// 2. Peak RSS growth of the server while one 10 MB upload streams.
+import { spawn } from 'node:child_process';
+import crypto, { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const REQUESTS = 10_000;
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+
+async function freshDatabase() {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { url: undefined, drop: async () => {} };
+  const name = `qv_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+function startServer(env) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+async function waitFor(url, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server did not answer at ${url}`);
+}
+
+function rssKb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/u.exec(status)?.[1] ?? 0);
+}
+
+function cannon(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers }, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+/** Seeds straight into the database (one transaction a batch) before the server starts. */
+async function seed(databaseUrl, dataDir, count) {
+  const { openDatabase, migrate } = await import(path.join(ROOT, 'dist/server/db/index.js'));
+  const { hashAccessKey, newAccessKey } = await import(path.join(ROOT, 'dist/server/features/logement/access.js'));
+  const { db } = openDatabase({ databaseUrl, dataDir });
+  await migrate(db);
+  const started = Date.now();
+  const numeros = [];
+  const hash = hashAccessKey(newAccessKey());
+  const batch = 500;
+  for (let i = 0; i < count; i += batch) {
+    const rows = Array.from({ length: Math.min(batch, count - i) }, (_, j) => {
+      const n = i + j;
+      const numero = `013bench${String(n).padStart(8, '0')}`;
+      numeros.push(numero);
+      const at = new Date(Date.UTC(2025, 0, 1) + n * 60_000).toISOString();
+      return {
+        id: crypto.randomUUID(), numeroUnique: numero, accessKeyHash: hash, prenom: `Prénom${n}`, nom: `Nom${n}`, sexe: null,
+        dateDeNaissance: null, email: `p${n}@example.org`, numeroDeTelephone: '', adresse: '', adresseComplement: '', codePostal: '',
+        ville: '', salaireBrut: null, salaireAvisImpot1: null, salaireAvisImpot2: null, situationFamiliale: 'celibataire',
+        nombreDEnfants: 0, logementActuel: 'appartement', typeDeLogementActuel: 't2', quartierActuel: 'jas de bouffan',
+        bailleurActuel: 'pah', typeDeLogementSouhaite: 't3', quartierSouhaite: '["jasDeBouffan"]', dateDEnregistrement: at,
+        statutDeLaDemande: 'En attente des documents', motivations: 'Bench', commentaires: '', updatedAt: at,
+      };
+    });
+    await db.transaction().execute((trx) => trx.insertInto('housingRequests').values(rows).execute());
+  }
+  await db.destroy();
+  return { numeros, seconds: (Date.now() - started) / 1000 };
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-bench-'));
+  const db = await freshDatabase();
+  const port = 3900;
+  const base = `http://127.0.0.1:${port}`;
+  const { numeros, seconds } = await seed(db.url, dataDir, REQUESTS);
+  const server = startServer({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    ADRESSE_API_URL: 'http://127.0.0.1:9/',
+    ...(db.url ? { DATABASE_URL: db.url } : {}),
+  });
+  const kind = db.url ? 'PostgreSQL' : 'SQLite';
+  try {
+    await waitFor(`${base}/app/api/logement/013000000`);
+    console.log(`database: ${kind}, ${REQUESTS} requests seeded in ${seconds.toFixed(1)} s`);
+
+    const target = numeros[Math.floor(numeros.length / 2)];
+    const sample = await fetch(`${base}/app/api/logement/${target}`);
+    const bytes = Buffer.from(await sample.arrayBuffer());
+    const headers = Object.fromEntries([...sample.headers].filter(([k]) => k !== 'content-length' && k !== 'date' && k !== 'connection' && k !== 'keep-alive'));
+
+    const bare = http.createServer((_req, res) => {
+      res.writeHead(200, { ...headers, 'content-length': bytes.length });
+      res.end(bytes);
+    });
+    await new Promise((r) => bare.listen(3901, '127.0.0.1', r));
+
+    // Each server is measured alone; autocannon shares the machine's 2 cores with it.
+    const app = await cannon(`${base}/app/api/logement/${target}`);
+    const ref = await cannon('http://127.0.0.1:3901/');
+    bare.close();
+    const ratio = app.requests.average / ref.requests.average;
+    console.log(`GET /app/api/logement/:numeroUnique (status view, ${CONNECTIONS} connections, ${DURATION_S} s, ${bytes.length} bytes)`);
+    console.log(`  app      : ${app.requests.average.toFixed(0)} req/s, p50 ${app.latency.p50} ms, p99 ${app.latency.p99} ms, errors ${app.errors + app.non2xx}`);
+    console.log(`  node:http: ${ref.requests.average.toFixed(0)} req/s, p50 ${ref.latency.p50} ms, p99 ${ref.latency.p99} ms`);
+    console.log(`  ratio    : ${ratio.toFixed(2)} (target >= 0.5), p99 ${app.latency.p99} ms (target <= 25 ms)`);
+
+    // Upload: one 10 MB PDF streamed while /proc/<pid>/status is sampled.
+    const created = await fetch(`${base}/app/api/logement`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ numeroUnique: '013benchupload1', prenom: 'U', email: 'u@example.org', motivations: 'x' }),
+    });
+    const { accessKey } = (await created.json()).data;
+    const size = 10 * 1024 * 1024 - 4096;
+    const file = path.join(dataDir, 'upload.pdf');
+    const content = Buffer.alloc(size, 0x20);
+    Buffer.from('%PDF-1.4\n').copy(content);
+    fs.writeFileSync(file, content);
+    global.gc?.();
+    await new Promise((r) => setTimeout(r, 500));
+    const before = rssKb(server.pid);
+    let peak = before;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, rssKb(server.pid));
+    }, 5);
+    const form = new FormData();
+    form.append('other', await fs.openAsBlob(file, { type: 'application/pdf' }), 'gros.pdf');
+    const started = Date.now();
+    const up = await fetch(`${base}/app/api/logement/upload-files/013benchupload1`, {
+      method: 'POST',
+      headers: { 'x-access-key': accessKey },
+      body: form,
+    });
+    const elapsed = Date.now() - started;
+    clearInterval(timer);
+    peak = Math.max(peak, rssKb(server.pid));
+    console.log(`upload of one 10 MB file: HTTP ${up.status} in ${elapsed} ms; server RSS ${(before / 1024).toFixed(1)} MB before, peak growth ${((peak - before) / 1024).toFixed(1)} MB (target <= 30 MB)`);
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await db.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
