@@ -54,12 +54,23 @@ export interface AppOptions {
   logger?: boolean | object;
 }
 
+/** URLs of the spec that are another name of one route: rewritten before routing (one handler, one rate limit). */
+const ALIASES: Record<string, string> = {
+  '/app/api/logement/add': '/app/api/logement',
+};
+
 /** Builds the whole app from a config; `main.ts` only listens. Tests build it and use `inject`. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: 256 * 1024,
+    rewriteUrl: (req) => {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const alias = ALIASES[q === -1 ? url : url.slice(0, q)];
+      return alias ? alias + (q === -1 ? '' : url.slice(q)) : url;
+    },
   });
 
   const { db, kind } = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

@@ -73,9 +73,10 @@ export default async function logementRoutes(app: FastifyInstance): Promise<void
     return { data: { ...toComplet(row, []), accessKey, privateLink: link } };
   }
 
-  const createOptions = { config: { rateLimit: rateLimits.create } };
-  app.post('/logement', createOptions, async (request, reply) => reply.status(201).send(await create(request)));
-  app.post('/logement/add', createOptions, async (request, reply) => reply.status(201).send(await create(request)));
+  // POST /logement/add reaches this same route (see ALIASES in app.ts), so both count against one limit.
+  app.post('/logement', { config: { rateLimit: rateLimits.create } }, async (request, reply) =>
+    reply.status(201).send(await create(request)),
+  );
 
   app.get('/logement/:numeroUnique', async (request) => {
     const row = await loadRequest(request);

@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestApp, demande, type TestContext } from './helpers.js';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestApp({}, { logger: false, rateLimits: { create: { max: 2, timeWindow: '1 minute' }, upload: false, adresses: false } });
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+it('limits creations from one address with a French 429, and keeps what was saved', async () => {
+  const codes = [];
+  for (let i = 0; i < 3; i++) {
+    codes.push((await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: `013rate00000${i}` }) })).statusCode);
+  }
+  expect(codes).toEqual([201, 201, 429]);
+  const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/add', payload: demande() });
+  expect(res.statusCode).toBe(429);
+  expect(res.json().error).toEqual({ code: 'RATE_LIMITED', message: 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.' });
+  const rows = await ctx.app.deps.db.selectFrom('housingRequests').select('numeroUnique').execute();
+  expect(rows.map((r) => r.numeroUnique).sort()).toEqual(['013rate000000', '013rate000001']);
+  // Looking a request up is not limited by the creation limit.
+  expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013rate000000' })).statusCode).toBe(200);
+});
