@@ -4,40 +4,15 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { buildApp, type AppOptions } from '../src/server/app.js';
 import { loadConfig, type Config } from '../src/server/config.js';
+import { freshDatabaseUrl } from './db.js';
 
 export interface TestContext {
   app: FastifyInstance;
   config: Config;
   dataDir: string;
   close(): Promise<void>;
-}
-
-/**
- * A fresh database for one test file: a temp SQLite file, or — when DATABASE_URL is set (CI's
- * PostgreSQL run) — a new PostgreSQL database created from it and dropped afterwards.
- */
-async function freshDatabaseUrl(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return { url: undefined, drop: async () => {} };
-  const name = `qv_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 export async function createTestApp(

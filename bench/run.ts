@@ -5,42 +5,25 @@
 //    same bytes from memory (autocannon, 50 connections): requests/s, p99, ratio.
 // 2. Peak RSS growth of the server while one 10 MB upload streams.
 import { spawn } from 'node:child_process';
-import crypto, { randomBytes } from 'node:crypto';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import type { ChildProcess } from 'node:child_process';
+import { migrate, openDatabase } from '../src/server/db/index.js';
+import type { NewHousingRequest } from '../src/server/db/schema.js';
+import { hashAccessKey, newAccessKey } from '../src/server/features/logement/access.js';
+import { freshDatabaseUrl } from '../test/db.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REQUESTS = 10_000;
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 
-async function freshDatabase() {
-  const base = process.env.DATABASE_URL;
-  if (!base) return { url: undefined, drop: async () => {} };
-  const name = `qv_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
-function startServer(env) {
+function startServer(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -48,7 +31,7 @@ function startServer(env) {
   return child;
 }
 
-async function waitFor(url, timeoutMs = 30_000) {
+async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     try {
@@ -62,29 +45,27 @@ async function waitFor(url, timeoutMs = 30_000) {
   throw new Error(`server did not answer at ${url}`);
 }
 
-function rssKb(pid) {
+function rssKb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/u.exec(status)?.[1] ?? 0);
 }
 
-function cannon(url, headers = {}) {
+function cannon(url: string, duration = DURATION_S): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ url, connections: CONNECTIONS, duration }, (err, result) => (err ? reject(err) : resolve(result)));
   });
 }
 
 /** Seeds straight into the database (one transaction a batch) before the server starts. */
-async function seed(databaseUrl, dataDir, count) {
-  const { openDatabase, migrate } = await import(path.join(ROOT, 'dist/server/db/index.js'));
-  const { hashAccessKey, newAccessKey } = await import(path.join(ROOT, 'dist/server/features/logement/access.js'));
+async function seed(databaseUrl: string | undefined, dataDir: string, count: number) {
   const { db } = openDatabase({ databaseUrl, dataDir });
   await migrate(db);
   const started = Date.now();
-  const numeros = [];
+  const numeros: string[] = [];
   const hash = hashAccessKey(newAccessKey());
   const batch = 500;
   for (let i = 0; i < count; i += batch) {
-    const rows = Array.from({ length: Math.min(batch, count - i) }, (_, j) => {
+    const rows = Array.from({ length: Math.min(batch, count - i) }, (_, j): NewHousingRequest => {
       const n = i + j;
       const numero = `013bench${String(n).padStart(8, '0')}`;
       numeros.push(numero);
@@ -106,7 +87,7 @@ async function seed(databaseUrl, dataDir, count) {
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-bench-'));
-  const db = await freshDatabase();
+  const db = await freshDatabaseUrl('qv_bench');
   const port = 3900;
   const base = `http://127.0.0.1:${port}`;
   const { numeros, seconds } = await seed(db.url, dataDir, REQUESTS);
@@ -130,10 +111,12 @@ async function main() {
       res.writeHead(200, { ...headers, 'content-length': bytes.length });
       res.end(bytes);
     });
-    await new Promise((r) => bare.listen(3901, '127.0.0.1', r));
+    await new Promise<void>((r) => bare.listen(3901, '127.0.0.1', r));
 
-    // Each server is measured alone; autocannon shares the machine's 2 cores with it.
+    // Each server is measured alone, after a warm-up (JIT); autocannon shares the machine's 2 cores with it.
+    await cannon(`${base}/app/api/logement/${target}`, 3);
     const app = await cannon(`${base}/app/api/logement/${target}`);
+    await cannon('http://127.0.0.1:3901/', 3);
     const ref = await cannon('http://127.0.0.1:3901/');
     bare.close();
     const ratio = app.requests.average / ref.requests.average;
@@ -148,18 +131,17 @@ async function main() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ numeroUnique: '013benchupload1', prenom: 'U', email: 'u@example.org', motivations: 'x' }),
     });
-    const { accessKey } = (await created.json()).data;
+    const { accessKey } = ((await created.json()) as { data: { accessKey: string } }).data;
     const size = 10 * 1024 * 1024 - 4096;
     const file = path.join(dataDir, 'upload.pdf');
     const content = Buffer.alloc(size, 0x20);
     Buffer.from('%PDF-1.4\n').copy(content);
     fs.writeFileSync(file, content);
-    global.gc?.();
     await new Promise((r) => setTimeout(r, 500));
-    const before = rssKb(server.pid);
+    const before = rssKb(server.pid!);
     let peak = before;
     const timer = setInterval(() => {
-      peak = Math.max(peak, rssKb(server.pid));
+      peak = Math.max(peak, rssKb(server.pid!));
     }, 5);
     const form = new FormData();
     form.append('other', await fs.openAsBlob(file, { type: 'application/pdf' }), 'gros.pdf');
@@ -171,7 +153,7 @@ async function main() {
     });
     const elapsed = Date.now() - started;
     clearInterval(timer);
-    peak = Math.max(peak, rssKb(server.pid));
+    peak = Math.max(peak, rssKb(server.pid!));
     console.log(`upload of one 10 MB file: HTTP ${up.status} in ${elapsed} ms; server RSS ${(before / 1024).toFixed(1)} MB before, peak growth ${((peak - before) / 1024).toFixed(1)} MB (target <= 30 MB)`);
   } finally {
     server.kill('SIGTERM');
