@@ -17,6 +17,7 @@ import { migrate, openDatabase } from '../src/server/db/index.js';
 import type { NewHousingRequest } from '../src/server/db/schema.js';
 import { hashAccessKey, newAccessKey } from '../src/server/features/logement/access.js';
 import { freshDatabaseUrl } from '../test/db.js';
+import { printWebSize } from './web-size.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REQUESTS = 10_000;
@@ -86,6 +87,7 @@ async function seed(databaseUrl: string | undefined, dataDir: string, count: num
 }
 
 async function main() {
+  printWebSize();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-bench-'));
   const db = await freshDatabaseUrl('qv_bench');
   const port = 3900;

@@ -60,3 +60,20 @@ describe('configuration', () => {
     expect(lines[0]).toMatch(/^Configuration invalide : PORT doit être un nombre entier entre 0 et 65535 \(valeur reçue : « trois-mille »\)\.$/u);
   });
 });
+
+describe('GET /parametres', () => {
+  it('tells the web app the upload limits in force', async () => {
+    const { createTestApp } = await import('./helpers.js');
+    const ctx = await createTestApp({ UPLOAD_MAX_MB: '4' });
+    try {
+      const res = await ctx.app.inject({ method: 'GET', url: '/app/api/parametres' });
+      expect(res.json().data).toEqual({
+        uploadMaxBytes: 4 * 1024 * 1024,
+        maxFichiersParEnvoi: 20,
+        typesAcceptes: { 'application/pdf': ['.pdf'], 'image/jpeg': ['.jpg', '.jpeg'], 'image/png': ['.png'] },
+      });
+    } finally {
+      await ctx.close();
+    }
+  });
+});

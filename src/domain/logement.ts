@@ -61,7 +61,7 @@ export const logementInputSchema = z.object({
     .min(1, { error: 'Le prénom est obligatoire.' })
     .max(TEXTE_COURT_MAX, { error: `Le prénom ne doit pas dépasser ${TEXTE_COURT_MAX} caractères.` }),
   nom: texte(TEXTE_COURT_MAX, 'Le nom'),
-  sexe: choix(SEXE_VALUES, 'Le sexe').nullable().default(null),
+  sexe: z.preprocess((v) => (v === '' || v === undefined ? null : v), choix(SEXE_VALUES, 'Le sexe').nullable()),
   dateDeNaissance: z.preprocess(
     (v) => (v === '' || v === undefined ? null : v),
     z.iso.date({ error: 'La date de naissance doit être une date valide (AAAA-MM-JJ).' }).nullable(),
@@ -114,7 +114,7 @@ export const LOGEMENT_FORM_DEFAULTS = {
   numeroUnique: '',
   prenom: '',
   nom: '',
-  sexe: null,
+  sexe: '',
   dateDeNaissance: '',
   email: '',
   numeroDeTelephone: '',

@@ -10,6 +10,7 @@ import { migrate, openDatabase, type Db, type DbKind } from './db/index.js';
 import { errorBody, installErrorHandlers } from './errors.js';
 import adressesRoutes from './features/adresses/routes.js';
 import logementRoutes from './features/logement/routes.js';
+import parametresRoutes from './features/parametres/routes.js';
 import { sweepOrphans } from './features/logement/upload.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { LocalStorage, type Storage } from './storage/index.js';
@@ -123,6 +124,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     async (api) => {
       await api.register(logementRoutes);
       await api.register(adressesRoutes);
+      await api.register(parametresRoutes);
       api.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', "Cette adresse de l'API n'existe pas.")));
     },
     { prefix: '/app/api' },

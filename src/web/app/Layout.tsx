@@ -1,0 +1,84 @@
+import { AppShell, Burger, Group, NavLink, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useEffect } from 'react';
+import { Link, Outlet, useLocation } from 'react-router';
+import { Logo } from '../components/Logo.js';
+import classes from './Layout.module.css';
+import { paths } from './paths.js';
+
+const LINKS = [
+  { to: paths.accueil, label: 'Accueil', exact: true },
+  { to: paths.logement, label: 'Logement' },
+  { to: paths.technique, label: 'Signalements techniques' },
+  { to: paths.securite, label: 'Sécurité' },
+];
+
+export function Layout() {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const { pathname } = useLocation();
+
+  // The mobile menu closes once a page is chosen.
+  useEffect(() => {
+    close();
+  }, [pathname, close]);
+
+  return (
+    <AppShell
+      header={{ height: 64 }}
+      navbar={{ width: 250, breakpoint: 'md', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
+      <a href="#contenu" className={classes.skip}>
+        Aller au contenu
+      </a>
+      <AppShell.Header>
+        <Group h="100%" px="md" gap="sm" wrap="nowrap">
+          <Burger
+            opened={opened}
+            onClick={toggle}
+            hiddenFrom="md"
+            size="sm"
+            aria-label={opened ? 'Fermer le menu' : 'Ouvrir le menu'}
+            aria-expanded={opened}
+            aria-controls="menu-principal"
+          />
+          <Link to={paths.accueil} className={classes.brand}>
+            <Logo />
+            <div>
+              <Title order={2} size="h4" lh={1.1}>
+                Quartier Vivant
+              </Title>
+              <span className={classes.subtitle}>Jas de Bouffan · Aix-en-Provence</span>
+            </div>
+          </Link>
+        </Group>
+      </AppShell.Header>
+
+      <AppShell.Navbar p="sm" id="menu-principal" aria-label="Menu principal" component="nav">
+        {LINKS.map((link) => {
+          const active = link.exact ? pathname === link.to : pathname === link.to || pathname.startsWith(`${link.to}/`);
+          return (
+            <NavLink
+              key={link.to}
+              component={Link}
+              to={link.to}
+              label={link.label}
+              active={active}
+              aria-current={active ? 'page' : undefined}
+            />
+          );
+        })}
+      </AppShell.Navbar>
+
+      <AppShell.Main>
+        <div id="contenu" tabIndex={-1} style={{ minHeight: 'calc(100dvh - 64px - 8rem)', outline: 'none' }}>
+          <Outlet />
+        </div>
+        <footer className={classes.footer} style={{ marginTop: '3rem', paddingTop: '1rem', borderTop: '1px solid #dee2e6' }}>
+          <span>Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence</span>
+          <span>Vos données servent uniquement au traitement de vos demandes.</span>
+        </footer>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

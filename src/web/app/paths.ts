@@ -1,0 +1,13 @@
+/** Every route path of the web app, in one place. */
+export const paths = {
+  accueil: '/',
+  securite: '/securite',
+  connexion: '/connexion',
+  logement: '/logement',
+  nouvelleDemande: '/logement/nouveau',
+  demande: (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}`,
+  technique: '/technique',
+  nouveauSignalement: '/technique/nouveau',
+  signalement: (numero: string) => `/technique/${encodeURIComponent(numero)}`,
+  signalements: '/technique/list',
+} as const;

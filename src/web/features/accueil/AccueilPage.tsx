@@ -1,0 +1,56 @@
+import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
+import { paths } from '../../app/paths.js';
+import { usePageTitle } from '../../lib/usePageTitle.js';
+
+const SERVICES = [
+  {
+    to: paths.logement,
+    title: 'Logement social',
+    text: 'Déposez votre demande de logement social auprès de la mairie annexe, suivez-la étape par étape et envoyez vos documents.',
+    soon: false,
+  },
+  {
+    to: paths.technique,
+    title: 'Signalements techniques',
+    text: 'Voirie, éclairage, propreté : signalez un problème dans le quartier et suivez sa prise en charge.',
+    soon: true,
+  },
+  {
+    to: paths.securite,
+    title: 'Sécurité',
+    text: 'Signalez une situation qui vous inquiète pour la sécurité des habitants du quartier.',
+    soon: true,
+  },
+];
+
+export function AccueilPage() {
+  usePageTitle('Accueil');
+  return (
+    <Stack gap="lg" maw={1100}>
+      <div>
+        <Title order={1}>Bienvenue sur Quartier Vivant</Title>
+        <Text size="lg" mt="xs">
+          Le service en ligne des habitants du Jas de Bouffan pour faire avancer vos démarches et rendre le quartier plus agréable.
+        </Text>
+      </div>
+      <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+        {SERVICES.map((s) => (
+          <Card key={s.to} withBorder padding="lg" component={Link} to={s.to} aria-label={`${s.title}${s.soon ? ' (bientôt disponible)' : ''}`}>
+            <Group justify="space-between" align="flex-start" wrap="nowrap" mb="xs">
+              <Title order={2} size="h3">
+                {s.title}
+              </Title>
+              {s.soon && (
+                <Badge color="gray.8" variant="outline" style={{ flexShrink: 0 }}>
+                  Bientôt
+                </Badge>
+              )}
+            </Group>
+            <Text>{s.text}</Text>
+          </Card>
+        ))}
+      </SimpleGrid>
+    </Stack>
+  );
+}

@@ -1,0 +1,252 @@
+import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Loader, Modal, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import {
+  CATEGORIES,
+  EXTENSIONS_ACCEPTEES,
+  typeFromExtension,
+  type Categorie,
+  type DocumentInfo,
+} from '../../../domain/documents.js';
+import type { LogementComplet } from '../../../domain/logement.js';
+import { ApiError } from '../../lib/api.js';
+import { fetchDocumentBlob, uploadDocuments, useParametres } from './api.js';
+
+export const UPLOAD_SUCCESS = 'Pièces jointes téléversées avec succès !';
+const ACCEPT = [...EXTENSIONS_ACCEPTEES, 'application/pdf', 'image/jpeg', 'image/png'].join(',');
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_FILES = 20;
+
+const fmt = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
+export function formatSize(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${fmt.format(Math.max(1, bytes / 1024))} Ko`;
+  return `${fmt.format(bytes / (1024 * 1024))} Mo`;
+}
+const dateFmt = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+
+type Pending = Record<Categorie, File[]>;
+const emptyPending = (): Pending => ({ livret: [], identity: [], tax: [], salary: [], other: [] });
+
+/** Why a chosen file cannot be sent, checked before sending (the server checks again). */
+function fileProblem(file: File, maxBytes: number): string | null {
+  const byName = typeFromExtension(file.name);
+  if (!byName || (file.type !== '' && file.type !== byName)) {
+    return `« ${file.name} » n'est pas accepté : seuls les fichiers PDF, JPEG et PNG le sont.`;
+  }
+  if (file.size === 0) return `« ${file.name} » est vide.`;
+  if (file.size > maxBytes) return `« ${file.name} » dépasse la taille maximale de ${formatSize(maxBytes)}.`;
+  return null;
+}
+
+export function UploadBlocks({ demande }: { demande: LogementComplet }) {
+  const queryClient = useQueryClient();
+  const { data: parametres } = useParametres();
+  const maxBytes = parametres?.uploadMaxBytes ?? DEFAULT_MAX_BYTES;
+  const maxFiles = parametres?.maxFichiersParEnvoi ?? DEFAULT_MAX_FILES;
+  const [pending, setPending] = useState<Pending>(emptyPending);
+  const [blockErrors, setBlockErrors] = useState<Partial<Record<Categorie, string>>>({});
+  const [progress, setProgress] = useState<number | null>(null);
+  const [sendError, setSendError] = useState<string | null>(null);
+  const [sent, setSent] = useState(false);
+  const total = Object.values(pending).reduce((n, files) => n + files.length, 0);
+
+  function add(categorie: Categorie, files: File[]) {
+    const accepted: File[] = [];
+    const problems: string[] = [];
+    for (const file of files) {
+      const problem = fileProblem(file, maxBytes);
+      if (problem) problems.push(problem);
+      else accepted.push(file);
+    }
+    setSent(false);
+    setPending((p) => ({ ...p, [categorie]: [...p[categorie], ...accepted] }));
+    setBlockErrors((e) => ({ ...e, [categorie]: problems.length > 0 ? problems.join(' ') : undefined }));
+  }
+
+  function remove(categorie: Categorie, index: number) {
+    setPending((p) => ({ ...p, [categorie]: p[categorie].filter((_, i) => i !== index) }));
+  }
+
+  async function send() {
+    setSendError(null);
+    if (total > maxFiles) {
+      setSendError(`Vous pouvez envoyer au plus ${maxFiles} fichiers à la fois : retirez-en ${total - maxFiles}.`);
+      return;
+    }
+    const files = CATEGORIES.flatMap((c) => pending[c.value].map((file) => ({ categorie: c.value, file })));
+    setProgress(0);
+    try {
+      const documents = await uploadDocuments(demande.numeroUnique, files, setProgress);
+      queryClient.setQueryData<LogementComplet>(['logement', demande.numeroUnique], (old) => (old ? { ...old, documents } : old));
+      setPending(emptyPending());
+      setSent(true);
+      notifications.show({ color: 'green', message: UPLOAD_SUCCESS });
+    } catch (error) {
+      setSendError(error instanceof ApiError ? error.message : "L'envoi a échoué. Réessayez dans un instant.");
+    } finally {
+      setProgress(null);
+    }
+  }
+
+  return (
+    <Stack gap="md">
+      <Title order={2} size="h3">
+        Vos documents
+      </Title>
+      <Text>
+        Formats acceptés : PDF, JPEG et PNG, {formatSize(maxBytes)} au plus par fichier. Une photo nette prise avec votre téléphone convient.
+      </Text>
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+        {CATEGORIES.map(({ value: categorie, label }) => (
+          <Card key={categorie} withBorder padding="md" component="section" aria-labelledby={`bloc-${categorie}`}>
+            <Title order={3} size="h4" id={`bloc-${categorie}`} mb="xs">
+              {label}
+            </Title>
+            <DocumentList numeroUnique={demande.numeroUnique} documents={demande.documents[categorie]} />
+            {pending[categorie].length > 0 && (
+              <>
+                <Text size="sm" fw={600} mt="sm">
+                  À envoyer :
+                </Text>
+                <List spacing={4} size="sm" listStyleType="none" ml={0} pl={0}>
+                  {pending[categorie].map((file, i) => (
+                    <List.Item key={`${file.name}-${i}`}>
+                      <Group gap="xs" wrap="nowrap">
+                        <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                          {file.name} ({formatSize(file.size)})
+                        </Text>
+                        <CloseButton size="sm" aria-label={`Retirer ${file.name}`} onClick={() => remove(categorie, i)} disabled={progress !== null} />
+                      </Group>
+                    </List.Item>
+                  ))}
+                </List>
+              </>
+            )}
+            {blockErrors[categorie] && (
+              <Text c="red.8" size="sm" mt="xs" role="alert">
+                {blockErrors[categorie]}
+              </Text>
+            )}
+            <FileButton onChange={(files) => add(categorie, files)} accept={ACCEPT} multiple>
+              {(props) => (
+                <Button {...props} variant="light" mt="sm" w="fit-content" disabled={progress !== null} aria-describedby={`bloc-${categorie}`}>
+                  Ajouter des fichiers
+                </Button>
+              )}
+            </FileButton>
+          </Card>
+        ))}
+      </SimpleGrid>
+
+      {sendError && (
+        <Alert color="red" title="Les documents n'ont pas été envoyés" role="alert">
+          {sendError}
+        </Alert>
+      )}
+      <div role="status" aria-live="polite">
+        {sent && (
+          <Alert color="green" variant="light">
+            {UPLOAD_SUCCESS}
+          </Alert>
+        )}
+      </div>
+      {progress !== null && (
+        <div>
+          <Text size="sm" mb={4}>
+            Envoi en cours : {Math.round(progress * 100)} %
+          </Text>
+          <Progress value={progress * 100} aria-label="Progression de l'envoi" animated />
+        </div>
+      )}
+      <Button onClick={send} disabled={total === 0} loading={progress !== null} size="md" w="fit-content">
+        {total <= 1 ? 'Envoyer le fichier' : `Envoyer les ${total} fichiers`}
+      </Button>
+    </Stack>
+  );
+}
+
+function DocumentList({ numeroUnique, documents }: { numeroUnique: string; documents: DocumentInfo[] }) {
+  const [preview, setPreview] = useState<DocumentInfo | null>(null);
+  if (documents.length === 0) {
+    return (
+      <Text size="sm" c="gray.7">
+        Aucun document envoyé.
+      </Text>
+    );
+  }
+  return (
+    <>
+      <List spacing={6} size="sm" listStyleType="none" ml={0} pl={0} aria-label="Documents envoyés">
+        {documents.map((doc) => (
+          <List.Item key={doc.id}>
+            <Group gap="xs" justify="space-between" wrap="nowrap">
+              <div style={{ minWidth: 0 }}>
+                <Text size="sm" fw={500} style={{ overflowWrap: 'anywhere' }}>
+                  {doc.name}
+                </Text>
+                <Text size="xs" c="gray.7">
+                  {doc.type === 'application/pdf' ? 'PDF' : 'Image'} · {formatSize(doc.size)} · envoyé le {dateFmt.format(new Date(doc.uploadedAt))}
+                </Text>
+              </div>
+              <Button size="compact-sm" variant="subtle" onClick={() => setPreview(doc)} aria-label={`Voir ${doc.name}`}>
+                Voir
+              </Button>
+            </Group>
+          </List.Item>
+        ))}
+      </List>
+      <DocumentPreview numeroUnique={numeroUnique} document={preview} onClose={() => setPreview(null)} />
+    </>
+  );
+}
+
+/** Shows a PDF or an image fetched with the request's key; offers the download everywhere. */
+function DocumentPreview({ numeroUnique, document: doc, onClose }: { numeroUnique: string; document: DocumentInfo | null; onClose: () => void }) {
+  const [url, setUrl] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!doc) return;
+    let objectUrl: string | null = null;
+    let cancelled = false;
+    setUrl(null);
+    setError(null);
+    fetchDocumentBlob(numeroUnique, doc.fileUrl)
+      .then((blob) => {
+        if (cancelled) return;
+        objectUrl = URL.createObjectURL(blob);
+        setUrl(objectUrl);
+      })
+      .catch((e: unknown) => !cancelled && setError(e instanceof ApiError ? e.message : "Le document n'a pas pu être chargé."));
+    return () => {
+      cancelled = true;
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+    };
+  }, [doc, numeroUnique]);
+
+  return (
+    <Modal opened={doc !== null} onClose={onClose} title={doc?.name ?? ''} size="xl" closeButtonProps={{ 'aria-label': 'Fermer' }}>
+      {error && (
+        <Alert color="red" role="alert">
+          {error}
+        </Alert>
+      )}
+      {!error && !url && <Loader aria-label="Chargement du document" />}
+      {url && doc && (
+        <Stack>
+          {doc.type === 'application/pdf' ? (
+            <object data={url} type="application/pdf" width="100%" height="600" aria-label={doc.name}>
+              <Text>L'aperçu des PDF n'est pas disponible sur cet appareil : téléchargez le document pour le lire.</Text>
+            </object>
+          ) : (
+            <img src={url} alt={doc.name} style={{ maxWidth: '100%', height: 'auto' }} />
+          )}
+          <Anchor href={url} download={doc.name}>
+            Télécharger « {doc.name} »
+          </Anchor>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

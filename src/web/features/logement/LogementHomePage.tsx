@@ -1,0 +1,66 @@
+import { Anchor, Button, Card, Group, List, Stack, Text, Title } from '@mantine/core';
+import { Link, useNavigate } from 'react-router';
+import { isValidNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
+import { paths } from '../../app/paths.js';
+import { NumeroLookup } from '../../components/NumeroLookup.js';
+import { usePageTitle } from '../../lib/usePageTitle.js';
+import { numerosEnregistres } from './cles.js';
+
+export function LogementHomePage() {
+  usePageTitle('Logement social');
+  const navigate = useNavigate();
+  const surCetAppareil = numerosEnregistres();
+
+  return (
+    <Stack maw={760} gap="lg">
+      <Group justify="space-between" align="center">
+        <Title order={1}>Logement social</Title>
+        <Anchor component={Link} to={paths.connexion}>
+          Connexion
+        </Anchor>
+      </Group>
+      <Text>
+        Déposez votre demande de logement social auprès de la mairie annexe du Jas de Bouffan, puis suivez son avancement et envoyez vos
+        documents. Vous aurez besoin de votre <strong>numéro unique</strong> de demandeur (il commence par 013 dans les Bouches-du-Rhône).
+      </Text>
+
+      <Card withBorder padding="lg">
+        <Title order={2} size="h3" mb="xs">
+          Nouvelle demande
+        </Title>
+        <Text mb="md">Remplissez le formulaire en quelques minutes. Aucun compte n'est nécessaire.</Text>
+        <Button component={Link} to={paths.nouvelleDemande} size="md" w="fit-content">
+          Soumettre ma demande
+        </Button>
+      </Card>
+
+      <Card withBorder padding="lg">
+        <Title order={2} size="h3" mb="xs">
+          Suivre ma demande
+        </Title>
+        <NumeroLookup
+          label="Numéro unique de la demande"
+          submitLabel="Voir ma demande"
+          validate={(n) => (isValidNumeroUnique(n) ? null : NUMERO_UNIQUE_MESSAGE)}
+          onFound={(n) => navigate(paths.demande(n))}
+        />
+        {surCetAppareil.length > 0 && (
+          <>
+            <Text fw={600} mt="lg" mb="xs">
+              Demandes enregistrées sur cet appareil
+            </Text>
+            <List>
+              {surCetAppareil.map((n) => (
+                <List.Item key={n}>
+                  <Anchor component={Link} to={paths.demande(n)}>
+                    Demande n° {n}
+                  </Anchor>
+                </List.Item>
+              ))}
+            </List>
+          </>
+        )}
+      </Card>
+    </Stack>
+  );
+}

@@ -1,0 +1,332 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Checkbox,
+  CopyButton,
+  Fieldset,
+  Group,
+  NativeSelect,
+  SimpleGrid,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useEffect, useRef, useState } from 'react';
+import { Controller, useForm, type FieldPath } from 'react-hook-form';
+import { Link, useNavigate } from 'react-router';
+import {
+  LOGEMENT_FORM_DEFAULTS,
+  logementInputSchema,
+  TEXTE_LONG_MAX,
+  type LogementCree,
+  type LogementCreation,
+  type LogementInput,
+} from '../../../domain/logement.js';
+import {
+  BAILLEURS,
+  LOGEMENTS_ACTUELS,
+  NOMBRES_D_ENFANTS,
+  QUARTIER_OPTIONS,
+  QUARTIERS_SOUHAITES,
+  SEXES,
+  SITUATIONS_FAMILIALES,
+  TYPES_DE_LOGEMENT,
+} from '../../../domain/options.js';
+import { paths } from '../../app/paths.js';
+import { ApiError } from '../../lib/api.js';
+import { usePageTitle } from '../../lib/usePageTitle.js';
+import { AdresseField } from './AdresseField.js';
+import { createDemande, demandeExiste } from './api.js';
+import { saveCle } from './cles.js';
+
+export const DUPLICATE_MESSAGE = 'Une demande existe déjà pour ce numéro unique !';
+export const SUCCESS_MESSAGE = 'Formulaire enregistré !';
+const BANNER_MS = 5000;
+
+type FormValues = LogementInput;
+
+export function NouvelleDemandePage() {
+  usePageTitle('Nouvelle demande de logement');
+  const [created, setCreated] = useState<LogementCree | null>(null);
+  return created ? <DemandeEnregistree demande={created} /> : <DemandeForm onCreated={setCreated} />;
+}
+
+const toData = (options: readonly { value: string; label: string }[]) => options.map((o) => ({ value: o.value, label: o.label }));
+
+export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => void }) {
+  const [formError, setFormError] = useState<string | null>(null);
+  const alertRef = useRef<HTMLDivElement>(null);
+  const {
+    register,
+    control,
+    handleSubmit,
+    setError,
+    setValue,
+    formState: { errors, isSubmitting, submitCount },
+  } = useForm<FormValues, unknown, LogementCreation>({
+    resolver: zodResolver(logementInputSchema),
+    defaultValues: LOGEMENT_FORM_DEFAULTS as unknown as FormValues,
+    mode: 'onSubmit',
+    reValidateMode: 'onChange',
+  });
+  const errorCount = Object.keys(errors).length;
+
+  useEffect(() => {
+    if (formError) alertRef.current?.focus();
+  }, [formError]);
+
+  const onSubmit = async (data: LogementCreation) => {
+    setFormError(null);
+    try {
+      if (await demandeExiste(data.numeroUnique)) {
+        setError('numeroUnique', { message: DUPLICATE_MESSAGE }, { shouldFocus: true });
+        setFormError(DUPLICATE_MESSAGE);
+        return;
+      }
+      const created = await createDemande(data);
+      saveCle(created.numeroUnique, created.accessKey);
+      onCreated(created);
+    } catch (error) {
+      if (error instanceof ApiError) {
+        for (const [field, message] of Object.entries(error.fields)) {
+          setError(field as FieldPath<FormValues>, { message });
+        }
+        setFormError(error.status === 409 ? DUPLICATE_MESSAGE : error.message);
+      } else {
+        setFormError('Une erreur inattendue est survenue. Réessayez dans un instant.');
+      }
+    }
+  };
+
+  const err = (name: keyof FormValues) => errors[name]?.message as string | undefined;
+
+  return (
+    <Stack maw={880} gap="lg">
+      <div>
+        <Anchor component={Link} to={paths.logement}>
+          ← Logement social
+        </Anchor>
+        <Title order={1} mt="xs">
+          Nouvelle demande de logement social
+        </Title>
+        <Text mt="xs">
+          Les champs marqués d'un astérisque (*) sont obligatoires. Vous pourrez envoyer vos documents juste après l'enregistrement.
+        </Text>
+      </div>
+
+      {formError && (
+        <Alert ref={alertRef} tabIndex={-1} color="red" title="La demande n'a pas été enregistrée" role="alert">
+          {formError}
+        </Alert>
+      )}
+      {!formError && submitCount > 0 && errorCount > 0 && (
+        <Alert color="red" role="alert" title="Le formulaire contient des erreurs">
+          {errorCount === 1 ? '1 champ est à corriger.' : `${errorCount} champs sont à corriger.`}
+        </Alert>
+      )}
+
+      <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Demande de logement social">
+        <Stack gap="lg">
+          <Fieldset legend="Identité">
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <TextInput
+                {...register('numeroUnique')}
+                label="Numéro unique"
+                description="Inscrit sur votre attestation d'enregistrement (commence par 013…)"
+                placeholder="013…"
+                withAsterisk
+                required
+                autoComplete="off"
+                autoCapitalize="none"
+                spellCheck={false}
+                error={err('numeroUnique')}
+              />
+              <div />
+              <TextInput {...register('prenom')} label="Prénom" withAsterisk required autoComplete="given-name" error={err('prenom')} />
+              <TextInput {...register('nom')} label="Nom" autoComplete="family-name" error={err('nom')} />
+              <NativeSelect {...register('sexe')} label="Sexe" data={[{ value: '', label: 'Non précisé' }, ...toData(SEXES)]} error={err('sexe')} />
+              <TextInput {...register('dateDeNaissance')} type="date" label="Date de naissance" autoComplete="bday" error={err('dateDeNaissance')} />
+            </SimpleGrid>
+          </Fieldset>
+
+          <Fieldset legend="Coordonnées">
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <TextInput
+                {...register('email')}
+                type="email"
+                label="Adresse e-mail"
+                description="Votre lien privé vous y sera envoyé."
+                withAsterisk
+                required
+                autoComplete="email"
+                inputMode="email"
+                error={err('email')}
+              />
+              <TextInput {...register('numeroDeTelephone')} type="tel" label="Téléphone" autoComplete="tel" error={err('numeroDeTelephone')} />
+            </SimpleGrid>
+            <Stack gap="sm" mt="sm">
+              <Controller
+                control={control}
+                name="adresse"
+                render={({ field }) => (
+                  <AdresseField
+                    name={field.name}
+                    inputRef={field.ref}
+                    value={(field.value as string | undefined) ?? ''}
+                    onChange={field.onChange}
+                    onPick={(s) => {
+                      setValue('adresse', s.adresse, { shouldDirty: true });
+                      setValue('codePostal', s.codePostal, { shouldDirty: true });
+                      setValue('ville', s.ville, { shouldDirty: true });
+                    }}
+                    error={err('adresse')}
+                  />
+                )}
+              />
+              <TextInput {...register('adresseComplement')} label="Complément d'adresse" description="Bâtiment, étage, appartement…" autoComplete="address-line2" error={err('adresseComplement')} />
+              <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                <TextInput {...register('codePostal')} label="Code postal" autoComplete="postal-code" inputMode="numeric" error={err('codePostal')} />
+                <TextInput {...register('ville')} label="Ville" autoComplete="address-level2" error={err('ville')} />
+              </SimpleGrid>
+            </Stack>
+          </Fieldset>
+
+          <Fieldset legend="Situation familiale">
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <NativeSelect {...register('situationFamiliale')} label="Situation familiale" data={toData(SITUATIONS_FAMILIALES)} error={err('situationFamiliale')} />
+              <NativeSelect {...register('nombreDEnfants')} label="Nombre d'enfants à charge" data={toData(NOMBRES_D_ENFANTS)} error={err('nombreDEnfants')} />
+            </SimpleGrid>
+          </Fieldset>
+
+          <Fieldset legend="Logement actuel">
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <NativeSelect {...register('logementActuel')} label="Logement actuel" data={toData(LOGEMENTS_ACTUELS)} error={err('logementActuel')} />
+              <NativeSelect {...register('typeDeLogementActuel')} label="Type de logement actuel" data={toData(TYPES_DE_LOGEMENT)} error={err('typeDeLogementActuel')} />
+              <NativeSelect
+                {...register('quartierActuel')}
+                label="Quartier actuel"
+                data={[{ value: '', label: 'Autre / hors Aix-en-Provence' }, ...QUARTIER_OPTIONS]}
+                error={err('quartierActuel')}
+              />
+              <NativeSelect {...register('bailleurActuel')} label="Bailleur actuel" data={toData(BAILLEURS)} error={err('bailleurActuel')} />
+            </SimpleGrid>
+          </Fieldset>
+
+          <Fieldset legend="Logement souhaité">
+            <Stack gap="md">
+              <NativeSelect
+                {...register('typeDeLogementSouhaite')}
+                label="Type de logement souhaité"
+                data={toData(TYPES_DE_LOGEMENT)}
+                error={err('typeDeLogementSouhaite')}
+                maw={360}
+              />
+              <Controller
+                control={control}
+                name="quartierSouhaite"
+                render={({ field }) => (
+                  <Checkbox.Group
+                    label="Quartiers souhaités"
+                    description="Cochez un ou plusieurs quartiers."
+                    value={(field.value as string[] | undefined) ?? []}
+                    onChange={field.onChange}
+                    error={err('quartierSouhaite')}
+                  >
+                    <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} mt="xs" spacing="xs">
+                      {QUARTIERS_SOUHAITES.map((q) => (
+                        <Checkbox key={q.value} value={q.value} label={q.label} />
+                      ))}
+                    </SimpleGrid>
+                  </Checkbox.Group>
+                )}
+              />
+            </Stack>
+          </Fieldset>
+
+          <Fieldset legend="Ressources">
+            <SimpleGrid cols={{ base: 1, sm: 3 }}>
+              <TextInput {...register('salaireBrut')} label="Salaire brut mensuel (€)" inputMode="decimal" error={err('salaireBrut')} />
+              <TextInput {...register('salaireAvisImpot1')} label="Revenu fiscal N-1 (€)" description="Avis d'imposition de l'an dernier" inputMode="decimal" error={err('salaireAvisImpot1')} />
+              <TextInput {...register('salaireAvisImpot2')} label="Revenu fiscal N-2 (€)" description="Avis d'imposition d'il y a deux ans" inputMode="decimal" error={err('salaireAvisImpot2')} />
+            </SimpleGrid>
+          </Fieldset>
+
+          <Fieldset legend="Motivations et commentaires">
+            <Stack gap="sm">
+              <Textarea
+                {...register('motivations')}
+                label="Motivations"
+                description="Pourquoi demandez-vous un logement ? (logement trop petit, loyer trop cher, santé, rapprochement…)"
+                withAsterisk
+                required
+                autosize
+                minRows={4}
+                maxLength={TEXTE_LONG_MAX}
+                error={err('motivations')}
+              />
+              <Textarea {...register('commentaires')} label="Commentaires" autosize minRows={2} maxLength={TEXTE_LONG_MAX} error={err('commentaires')} />
+            </Stack>
+          </Fieldset>
+
+          <Group>
+            <Button type="submit" size="md" loading={isSubmitting} loaderProps={{ 'aria-label': 'Enregistrement en cours' }}>
+              Enregistrer ma demande
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Stack>
+  );
+}
+
+/** After saving: the 5-second banner, then the private link to keep. */
+export function DemandeEnregistree({ demande }: { demande: LogementCree }) {
+  const navigate = useNavigate();
+  const [banner, setBanner] = useState(true);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    headingRef.current?.focus();
+    window.scrollTo({ top: 0 });
+    const timer = setTimeout(() => setBanner(false), BANNER_MS);
+    return () => clearTimeout(timer);
+  }, []);
+
+  return (
+    <Stack maw={760} gap="lg">
+      <div role="status" aria-live="polite">
+        {banner && (
+          <Alert color="green" variant="filled" title={SUCCESS_MESSAGE}>
+            Votre demande n° {demande.numeroUnique} est enregistrée.
+          </Alert>
+        )}
+      </div>
+      <Title order={1} ref={headingRef} tabIndex={-1}>
+        Votre demande est enregistrée
+      </Title>
+      <Text>
+        Numéro unique : <strong>{demande.numeroUnique}</strong> — statut : <strong>{demande.statutDeLaDemande}</strong>.
+      </Text>
+      <Alert color="blue" variant="light" title="Votre lien privé">
+        <Text mb="sm">
+          Ce lien donne accès à votre demande et vous permet d'envoyer vos documents. Il vient aussi de vous être envoyé par e-mail à{' '}
+          <strong>{demande.email}</strong>. Gardez-le pour vous.
+        </Text>
+        <TextInput label="Lien privé de la demande" value={demande.privateLink} readOnly onFocus={(e) => e.currentTarget.select()} />
+        <Group mt="sm">
+          <CopyButton value={demande.privateLink}>
+            {({ copied, copy }) => (
+              <Button variant="outline" onClick={copy} aria-live="polite">
+                {copied ? 'Lien copié' : 'Copier le lien'}
+              </Button>
+            )}
+          </CopyButton>
+          <Button onClick={() => navigate(paths.demande(demande.numeroUnique))}>Ouvrir ma demande et envoyer mes documents</Button>
+        </Group>
+      </Alert>
+    </Stack>
+  );
+}
