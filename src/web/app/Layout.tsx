@@ -1,5 +1,5 @@
 import { AppShell, Burger, Group, NavLink, Title } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useEffect } from 'react';
 import { Link, Outlet, useLocation } from 'react-router';
 import { Logo } from '../components/Logo.js';
@@ -16,6 +16,8 @@ const LINKS = [
 export function Layout() {
   const [opened, { toggle, close }] = useDisclosure(false);
   const { pathname } = useLocation();
+  // Below 992 px the menu is a drawer: closed, it must leave the keyboard's and screen readers' path too.
+  const isDrawer = useMediaQuery('(max-width: 61.99em)');
 
   // The mobile menu closes once a page is chosen.
   useEffect(() => {
@@ -54,7 +56,13 @@ export function Layout() {
         </Group>
       </AppShell.Header>
 
-      <AppShell.Navbar p="sm" id="menu-principal" aria-label="Menu principal" component="nav">
+      <AppShell.Navbar
+        p="sm"
+        id="menu-principal"
+        aria-label="Menu principal"
+        component="nav"
+        style={isDrawer && !opened ? { visibility: 'hidden' } : undefined}
+      >
         {LINKS.map((link) => {
           const active = link.exact ? pathname === link.to : pathname === link.to || pathname.startsWith(`${link.to}/`);
           return (

@@ -81,7 +81,7 @@ export function UploadBlocks({ demande }: { demande: LogementComplet }) {
       queryClient.setQueryData<LogementComplet>(['logement', demande.numeroUnique], (old) => (old ? { ...old, documents } : old));
       setPending(emptyPending());
       setSent(true);
-      notifications.show({ color: 'green', message: UPLOAD_SUCCESS });
+      notifications.show({ color: 'teal.9', message: UPLOAD_SUCCESS, closeButtonProps: { 'aria-label': 'Fermer la notification' } });
     } catch (error) {
       setSendError(error instanceof ApiError ? error.message : "L'envoi a échoué. Réessayez dans un instant.");
     } finally {

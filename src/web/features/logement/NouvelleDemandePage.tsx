@@ -3,6 +3,7 @@ import {
   Alert,
   Anchor,
   Button,
+  Card,
   Checkbox,
   CopyButton,
   Fieldset,
@@ -299,7 +300,7 @@ export function DemandeEnregistree({ demande }: { demande: LogementCree }) {
     <Stack maw={760} gap="lg">
       <div role="status" aria-live="polite">
         {banner && (
-          <Alert color="green" variant="filled" title={SUCCESS_MESSAGE}>
+          <Alert color="teal.9" variant="filled" title={SUCCESS_MESSAGE}>
             Votre demande n° {demande.numeroUnique} est enregistrée.
           </Alert>
         )}
@@ -310,7 +311,10 @@ export function DemandeEnregistree({ demande }: { demande: LogementCree }) {
       <Text>
         Numéro unique : <strong>{demande.numeroUnique}</strong> — statut : <strong>{demande.statutDeLaDemande}</strong>.
       </Text>
-      <Alert color="blue" variant="light" title="Votre lien privé">
+      <Card withBorder padding="lg" component="section" aria-labelledby="lien-prive-titre">
+        <Title order={2} size="h3" id="lien-prive-titre" mb="xs">
+          Votre lien privé
+        </Title>
         <Text mb="sm">
           Ce lien donne accès à votre demande et vous permet d'envoyer vos documents. Il vient aussi de vous être envoyé par e-mail à{' '}
           <strong>{demande.email}</strong>. Gardez-le pour vous.
@@ -326,7 +330,7 @@ export function DemandeEnregistree({ demande }: { demande: LogementCree }) {
           </CopyButton>
           <Button onClick={() => navigate(paths.demande(demande.numeroUnique))}>Ouvrir ma demande et envoyer mes documents</Button>
         </Group>
-      </Alert>
+      </Card>
     </Stack>
   );
 }
