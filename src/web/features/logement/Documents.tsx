@@ -80,6 +80,7 @@ export function UploadBlocks({ demande }: { demande: LogementComplet }) {
       const documents = await uploadDocuments(demande.numeroUnique, files, setProgress);
       queryClient.setQueryData<LogementComplet>(['logement', demande.numeroUnique], (old) => (old ? { ...old, documents } : old));
       setPending(emptyPending());
+      setBlockErrors({});
       setSent(true);
       notifications.show({ color: 'teal.9', message: UPLOAD_SUCCESS, closeButtonProps: { 'aria-label': 'Fermer la notification' } });
     } catch (error) {
