@@ -86,6 +86,11 @@ test('a resident submits a request, keeps the link, looks it up and sends docume
   // A wrong type is refused before sending.
   await identity.locator('input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
   await expect(identity.getByText("« notes.txt » n'est pas accepté")).toBeVisible();
+  // A file chosen by mistake is removed before sending.
+  await identity.locator('input[type=file]').setInputFiles({ name: 'erreur.pdf', mimeType: 'application/pdf', buffer: PDF });
+  await expect(identity.getByText(/^erreur\.pdf/u)).toBeVisible();
+  await identity.getByRole('button', { name: 'Retirer erreur.pdf' }).click();
+  await expect(identity.getByText(/^erreur\.pdf/u)).toHaveCount(0);
   await expect(page.getByText('À envoyer :')).toHaveCount(2);
   await page.getByRole('button', { name: 'Envoyer les 2 fichiers' }).click();
   await expect(page.getByRole('status').getByText('Pièces jointes téléversées avec succès !')).toBeVisible();
