@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'e2e/screenshots/', 'test-results/', 'playwright-report/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'e2e/screenshots/', 'test-results/', 'playwright-report/', '.ci/out/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -132,7 +132,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const webDir = config.webDir;
   if (webDir && fs.existsSync(path.join(webDir, 'index.html'))) {
-    await app.register(fastifyStatic, { root: webDir, wildcard: false, index: false });
+    await app.register(fastifyStatic, {
+      root: webDir,
+      wildcard: false,
+      index: false,
+      // dist/web holds .br and .gz of each text file (scripts/compress-web.ts).
+      preCompressed: true,
+      setHeaders: (res, filePath) => {
+        // Hashed file names never change content: cache them for good.
+        if (filePath.includes(`${path.sep}assets${path.sep}`)) res.header('Cache-Control', 'public, max-age=31536000, immutable');
+      },
+    });
     // Client-side routes: every other GET gets the app shell, which shows its own 404 page.
     app.setNotFoundHandler((request, reply) => {
       if (request.method !== 'GET' && request.method !== 'HEAD') {

@@ -1,5 +1,4 @@
 import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Loader, Modal, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import {
@@ -82,7 +81,6 @@ export function UploadBlocks({ demande }: { demande: LogementComplet }) {
       setPending(emptyPending());
       setBlockErrors({});
       setSent(true);
-      notifications.show({ color: 'teal.9', message: UPLOAD_SUCCESS, closeButtonProps: { 'aria-label': 'Fermer la notification' } });
     } catch (error) {
       setSendError(error instanceof ApiError ? error.message : "L'envoi a échoué. Réessayez dans un instant.");
     } finally {
