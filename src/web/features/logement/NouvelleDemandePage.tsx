@@ -328,7 +328,7 @@ export function DemandeEnregistree({ demande }: { demande: LogementCree }) {
               </Button>
             )}
           </CopyButton>
-          <Button onClick={() => navigate(paths.demande(demande.numeroUnique))}>Ouvrir ma demande et envoyer mes documents</Button>
+          <Button onClick={() => navigate(paths.demande(demande.numeroUnique))}>Ouvrir ma demande</Button>
         </Group>
       </Card>
     </Stack>
