@@ -71,6 +71,7 @@ describe('GET /parametres', () => {
         uploadMaxBytes: 4 * 1024 * 1024,
         maxFichiersParEnvoi: 20,
         typesAcceptes: { 'application/pdf': ['.pdf'], 'image/jpeg': ['.jpg', '.jpeg'], 'image/png': ['.png'] },
+        google: false,
       });
     } finally {
       await ctx.close();

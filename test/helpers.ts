@@ -34,7 +34,7 @@ export async function createTestApp(
   );
   const app = await buildApp(config, {
     logger: false,
-    rateLimits: { create: false, upload: false, adresses: false },
+    rateLimits: { create: false, upload: false, adresses: false, inscription: false, auth: false },
     ...options,
   });
   return {

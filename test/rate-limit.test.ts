@@ -3,7 +3,7 @@ import { createTestApp, demande, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
-  ctx = await createTestApp({}, { logger: false, rateLimits: { create: { max: 2, timeWindow: '1 minute' }, upload: false, adresses: false } });
+  ctx = await createTestApp({}, { logger: false, rateLimits: { create: { max: 2, timeWindow: '1 minute' }, upload: false, adresses: false, inscription: false, auth: false } });
 });
 afterAll(async () => {
   await ctx.close();

@@ -5,10 +5,13 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
+import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
+import authRoutes from './auth/routes.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Db, type DbKind } from './db/index.js';
 import { errorBody, installErrorHandlers } from './errors.js';
 import adressesRoutes from './features/adresses/routes.js';
+import comptesRoutes from './features/comptes/routes.js';
 import logementRoutes from './features/logement/routes.js';
 import parametresRoutes from './features/parametres/routes.js';
 import { sweepOrphans } from './features/logement/upload.js';
@@ -25,12 +28,17 @@ export interface RateLimits {
   create: RateLimit | false;
   upload: RateLimit | false;
   adresses: RateLimit | false;
+  inscription: RateLimit | false;
+  /** Sign-in, password reset and change (better-auth's own limiter, in the database). */
+  auth: AuthRateLimits['signIn'];
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
   create: { max: 20, timeWindow: '10 minutes' },
   upload: { max: 60, timeWindow: '10 minutes' },
   adresses: { max: 120, timeWindow: '1 minute' },
+  inscription: { max: 5, timeWindow: '10 minutes' },
+  auth: { window: 300, max: 10 },
 };
 
 export interface AppDeps {
@@ -41,6 +49,7 @@ export interface AppDeps {
   mailer: Mailer;
   territory: Territory;
   rateLimits: RateLimits;
+  auth: Auth;
 }
 
 declare module 'fastify' {
@@ -86,14 +95,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const swept = await sweepOrphans(db, storage);
   if (swept > 0) app.log.warn({ swept }, 'fichiers sans document supprimés');
 
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log });
+  const rateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   app.decorate('deps', {
     config,
     db,
     dbKind: kind,
     storage,
-    mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log }),
+    mailer,
     territory: loadTerritory(),
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    rateLimits,
+    auth: createAuth({ config, db, kind, mailer, rateLimit: { signIn: rateLimits.auth } }),
   });
 
   const https = config.publicUrl.startsWith('https:');
@@ -125,6 +137,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(logementRoutes);
       await api.register(adressesRoutes);
       await api.register(parametresRoutes);
+      await api.register(comptesRoutes);
+      await api.register(authRoutes);
       api.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', "Cette adresse de l'API n'existe pas.")));
     },
     { prefix: '/app/api' },

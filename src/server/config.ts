@@ -67,6 +67,18 @@ export const envSchema = z.object({
       .max(10000, { error: 'doit être un nombre de millisecondes entre 100 et 10000' })
       .default(1500),
   ),
+  AUTH_SECRET: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, { error: 'doit contenir au moins 32 caractères (par exemple : openssl rand -base64 32)' }).optional(),
+  ),
+  GOOGLE_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().trim().optional()),
+  GOOGLE_CLIENT_SECRET: z.preprocess(emptyToUndefined, z.string().trim().optional()),
+  GOOGLE_DISCOVERY_URL: z.preprocess(
+    emptyToUndefined,
+    url(['http:', 'https:'], 'doit être une URL http(s)://…/.well-known/openid-configuration').default(
+      'https://accounts.google.com/.well-known/openid-configuration',
+    ),
+  ),
   TRUST_PROXY: z.preprocess(
     emptyToUndefined,
     z
@@ -99,6 +111,9 @@ export interface Config {
   adresseApiTimeoutMs: number;
   trustProxy: boolean;
   logLevel: string;
+  /** Signs sessions and e-mail links; when absent, one is generated and kept in DATA_DIR. */
+  authSecret: string | undefined;
+  google: { clientId: string; clientSecret: string; discoveryUrl: string } | undefined;
   /** Where the built web app is served from (absent in API-only tests). */
   webDir: string | undefined;
 }
@@ -119,6 +134,10 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     throw new ConfigError(variable, `${issue.message}${received === undefined ? '' : ` (valeur reçue : « ${received} »)`}`);
   }
   const e = parsed.data;
+  if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
+    const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';
+    throw new ConfigError(missing, 'doit être défini avec son pendant pour activer la connexion avec Google');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -132,6 +151,11 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     adresseApiTimeoutMs: e.ADRESSE_API_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    authSecret: e.AUTH_SECRET,
+    google:
+      e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+        ? { clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET, discoveryUrl: e.GOOGLE_DISCOVERY_URL }
+        : undefined,
     webDir: undefined,
     ...overrides,
   };

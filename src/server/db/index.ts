@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import * as m0001 from './migrations/0001_housing_requests.js';
+import * as m0002 from './migrations/0002_accounts.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -64,6 +65,7 @@ export type DbKind = 'sqlite' | 'postgres';
 
 const migrations: Record<string, Migration> = {
   '0001_housing_requests': m0001,
+  '0002_accounts': m0002,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

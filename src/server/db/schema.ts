@@ -32,6 +32,8 @@ export interface HousingRequestTable {
   motivations: string;
   commentaires: string;
   updatedAt: string;
+  /** The account that submitted the request while signed in, if any. */
+  ownerUserId: string | null;
 }
 
 export interface DocumentTable {
@@ -57,11 +59,54 @@ export interface StatusEventTable {
   at: string;
 }
 
+export type UserType = 'habitant' | 'manager' | 'admin';
+
+/** better-auth's user row plus the profile of SPEC §3. Dates are Date on PostgreSQL, ISO text on SQLite. */
+export interface UserTable {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean | number;
+  image: string | null;
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  nom: string;
+  prenom: string;
+  gender: string;
+  birthday: string | null;
+  pays: string;
+  ville: string;
+  villeSlug: string;
+  quartier: string;
+  quartierSlug: string;
+  residence: string;
+  rue: string;
+  userType: string;
+}
+
+export interface FollowTable {
+  followerId: string;
+  followeeId: string;
+  createdAt: string;
+}
+
+export interface SessionTable {
+  id: string;
+  token: string;
+  userId: string;
+  expiresAt: Date | string;
+}
+
 export interface Database {
   housingRequests: HousingRequestTable;
   documents: DocumentTable;
   statusEvents: StatusEventTable;
+  user: UserTable;
+  follows: FollowTable;
+  session: SessionTable;
 }
+
+export type UserRow = Selectable<UserTable>;
 
 export type HousingRequestRow = Selectable<HousingRequestTable>;
 export type NewHousingRequest = Insertable<HousingRequestTable>;

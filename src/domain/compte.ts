@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { normaliseEmail } from './normalise.js';
+
+/** Accounts (SPEC §3 user profile, §5 sign-up validation, §6 roles). */
+
+export const ROLES = [
+  { value: 'habitant', label: 'Habitant' },
+  { value: 'manager', label: 'Gestionnaire' },
+  { value: 'admin', label: 'Administrateur' },
+] as const;
+export type Role = (typeof ROLES)[number]['value'];
+export const ROLE_VALUES = ROLES.map((r) => r.value) as [Role, ...Role[]];
+export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLE_VALUES as string[]).includes(v);
+/** Managers and admins process every housing request. */
+export const isGestionnaire = (role: string | null | undefined): boolean => role === 'manager' || role === 'admin';
+
+export const GENRES = [
+  { value: 'F', label: 'Femme' },
+  { value: 'H', label: 'Homme' },
+  { value: 'Autre', label: 'Autre' },
+] as const;
+export type Genre = (typeof GENRES)[number]['value'];
+
+/** The only city and quartier of the sign-up lists (SPEC §5). */
+export const VILLE = 'Aix-en-Provence';
+export const QUARTIER = 'Jas de Bouffan';
+export const PAYS_DEFAUT = 'France';
+
+/** OWASP ASVS 2.1 / CNIL 2022-100: length only, no composition rule, no forced renewal. */
+export const MOT_DE_PASSE_MIN = 12;
+export const MOT_DE_PASSE_MAX = 128;
+export const MOT_DE_PASSE_COURT = `Le mot de passe doit contenir au moins ${MOT_DE_PASSE_MIN} caractères.`;
+export const MOT_DE_PASSE_LONG = `Le mot de passe doit contenir au plus ${MOT_DE_PASSE_MAX} caractères.`;
+export const MOT_DE_PASSE_COURANT = 'Ce mot de passe fait partie des plus utilisés : choisissez-en un autre, plus personnel.';
+
+/** "jean-pierre de la fontaine" → "Jean-Pierre De La Fontaine" (SPEC §5: capitalised word by word). */
+export function capitaliser(text: string): string {
+  return text
+    .trim()
+    .replace(/\s+/gu, ' ')
+    .toLocaleLowerCase('fr-FR')
+    .replace(/(^|[\s'’-])(\p{L})/gu, (_, sep: string, letter: string) => sep + letter.toLocaleUpperCase('fr-FR'));
+}
+
+const nomPropre = (champ: string) =>
+  z
+    .string({ error: `${champ} est obligatoire.` })
+    .trim()
+    .min(1, { error: `${champ} est obligatoire.` })
+    .max(100, { error: `${champ} ne doit pas dépasser 100 caractères.` })
+    .transform(capitaliser);
+
+export const motDePasseSchema = z
+  .string({ error: 'Le mot de passe est obligatoire.' })
+  .min(1, { error: 'Le mot de passe est obligatoire.' })
+  .min(MOT_DE_PASSE_MIN, { error: MOT_DE_PASSE_COURT })
+  .max(MOT_DE_PASSE_MAX, { error: MOT_DE_PASSE_LONG });
+
+export const emailSchema = z
+  .string({ error: "L'adresse e-mail est obligatoire." })
+  .transform(normaliseEmail)
+  .refine((v) => v.length > 0, { error: "L'adresse e-mail est obligatoire." })
+  .pipe(z.email({ error: "L'adresse e-mail n'est pas valide." }).max(254, { error: "L'adresse e-mail est trop longue." }));
+
+export const inscriptionSchema = z.object({
+  nom: nomPropre('Le nom'),
+  prenom: nomPropre('Le prénom'),
+  gender: z.enum(['F', 'H', 'Autre'], { error: 'Choisissez F, H ou Autre.' }).default('F'),
+  birthday: z.iso.date({ error: 'La date de naissance est obligatoire (AAAA-MM-JJ).' }).refine((d) => d <= new Date().toISOString().slice(0, 10), {
+    error: 'La date de naissance ne peut pas être dans le futur.',
+  }),
+  pays: z.string().trim().min(1, { error: 'Le pays est obligatoire.' }).max(100).default(PAYS_DEFAUT),
+  ville: z.literal(VILLE, { error: `La ville doit être ${VILLE}.` }).default(VILLE),
+  quartier: z.literal(QUARTIER, { error: `Le quartier doit être ${QUARTIER}.` }).default(QUARTIER),
+  residence: z.string({ error: 'La résidence est obligatoire.' }).trim().min(1, { error: 'La résidence est obligatoire.' }).max(200),
+  rue: z.string({ error: 'La rue est obligatoire.' }).trim().min(1, { error: 'La rue est obligatoire.' }).max(200),
+  email: emailSchema,
+  password: motDePasseSchema,
+  inviterUid: z.string().max(64).optional(),
+});
+export type InscriptionInput = z.input<typeof inscriptionSchema>;
+export type Inscription = z.output<typeof inscriptionSchema>;
+
+export const profilSchema = z.object({
+  nom: nomPropre('Le nom'),
+  prenom: nomPropre('Le prénom'),
+});
+
+/** Public profile (SPEC §3): never e-mail, birthday, street or residence. */
+export interface ProfilPublic {
+  uid: string;
+  pic: string;
+  nom: string;
+  prenom: string;
+  gender: string;
+  quartier: string;
+  ville: string;
+  pays: string;
+  emailVerified: boolean;
+}
+
+/** Personal data (SPEC §3), for the user and admins. */
+export interface ProfilPersonnel extends ProfilPublic {
+  email: string;
+  birthday: string | null;
+  residence: string;
+  rue: string;
+  userType: Role;
+  dateDEnregistrement: string;
+}
