@@ -34,8 +34,11 @@ function inscription(overrides: Record<string, unknown> = {}) {
 
 function cookieOf(res: { headers: Record<string, unknown> }): string {
   const raw = res.headers['set-cookie'];
-  const list = Array.isArray(raw) ? raw : raw ? [String(raw)] : [];
-  return list.map((c: string) => c.split(';')[0]).filter((c: string) => !c.endsWith('=')).join('; ');
+  const list: string[] = Array.isArray(raw) ? raw.map(String) : raw ? [String(raw)] : [];
+  return list
+    .map((c) => c.split(';')[0] ?? '')
+    .filter((c) => !c.endsWith('='))
+    .join('; ');
 }
 
 async function signUp(overrides: Record<string, unknown> = {}) {
