@@ -242,3 +242,117 @@ describe('profiles and roles', () => {
     expect(byUser.statusCode).toBe(403);
   });
 });
+
+describe('ownership of housing requests', () => {
+  it('gives the owner, managers and admins the full view without the private link; others the status', async () => {
+    const owner = await signUp();
+    const other = await signUp();
+    const manager = await signUp();
+    await setRole(String(manager.body.email), 'manager');
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/app/api/logement',
+      headers: { cookie: owner.cookie },
+      payload: { numeroUnique: '013owner00001', prenom: 'Jean', email: 'jean@example.org', motivations: 'x', numeroDeTelephone: '0611223344' },
+    });
+    expect(created.statusCode).toBe(201);
+    const row = await ctx.app.deps.db.selectFrom('housingRequests').select('ownerUserId').where('numeroUnique', '=', '013owner00001').executeTakeFirstOrThrow();
+    expect(row.ownerUserId).toBe(owner.res.json().data.uid);
+
+    const view = (cookie?: string) => ctx.app.inject({ method: 'GET', url: '/app/api/logement/013owner00001', headers: cookie ? { cookie } : {} });
+    expect((await view(owner.cookie)).json().data).toMatchObject({ acces: 'complet', numeroDeTelephone: '0611223344' });
+    expect((await view(manager.cookie)).json().data.acces).toBe('complet');
+    expect((await view(other.cookie)).json().data.acces).toBe('statut');
+    expect((await view()).json().data.acces).toBe('statut');
+
+    const mine = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/mine', headers: { cookie: owner.cookie } });
+    expect(mine.json().data.map((d: { numeroUnique: string }) => d.numeroUnique)).toEqual(['013owner00001']);
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/mine', headers: { cookie: other.cookie } })).json().data).toEqual([]);
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/mine' })).statusCode).toBe(401);
+  });
+
+  it('leaves a request submitted while signed out without owner', async () => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: { numeroUnique: '013anon000001', prenom: 'A', email: 'a@example.org', motivations: 'x' } });
+    expect(res.statusCode).toBe(201);
+    const row = await ctx.app.deps.db.selectFrom('housingRequests').select('ownerUserId').where('numeroUnique', '=', '013anon000001').executeTakeFirstOrThrow();
+    expect(row.ownerUserId).toBeNull();
+  });
+});
+
+describe('npm run user -- role', () => {
+  it('sets a role from the command line, and says why when it cannot', async () => {
+    const { run } = await import('../src/server/cli/user.js');
+    const { body } = await signUp();
+    const env = { DATA_DIR: ctx.dataDir, DATABASE_URL: ctx.config.databaseUrl };
+    expect(await run(['role', String(body.email).toUpperCase(), 'admin'], env)).toEqual({ code: 0, out: `${String(body.email)} a maintenant le rôle admin.` });
+    const row = await ctx.app.deps.db.selectFrom('user').select('userType').where('email', '=', String(body.email)).executeTakeFirstOrThrow();
+    expect(row.userType).toBe('admin');
+    expect((await run(['role', 'personne@example.org', 'manager'], env)).code).toBe(1);
+    expect((await run(['role', String(body.email), 'roi'], env)).out).toMatch(/^Rôle inconnu « roi »/u);
+    expect((await run([], env)).code).toBe(2);
+  });
+});
+
+/** The last link e-mailed to an address (quoted-printable unfolded). */
+async function lastLinkTo(email: string): Promise<string> {
+  await ctx.app.deps.mailer.idle();
+  const dir = path.join(ctx.dataDir, 'mail');
+  const mails = fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/gu, '').replace(/=3D/gu, '='))
+    .filter((m) => m.includes(`To: ${email}`));
+  const link = /https?:\/\/\S+/u.exec(mails.at(-1) ?? '')?.[0];
+  if (!link) throw new Error(`no link mailed to ${email}`);
+  return link;
+}
+
+describe('e-mail verification, password reset, e-mail change', () => {
+  it('verifies the address through the e-mailed link', async () => {
+    const { body } = await signUp();
+    const link = new URL(await lastLinkTo(String(body.email)));
+    expect(link.pathname).toBe('/app/api/auth/verify-email');
+    const res = await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
+    expect(res.statusCode).toBe(302);
+    const row = await ctx.app.deps.db.selectFrom('user').select('emailVerified').where('email', '=', String(body.email)).executeTakeFirstOrThrow();
+    expect(Boolean(row.emailVerified)).toBe(true);
+  });
+
+  it('resets a forgotten password by e-mail, with the same policy', async () => {
+    const { body } = await signUp();
+    const ask = await ctx.app.inject({
+      method: 'POST',
+      url: '/app/api/auth/request-password-reset',
+      headers: { origin: ORIGIN },
+      payload: { email: body.email, redirectTo: '/connexion/nouveau-mot-de-passe' },
+    });
+    expect(ask.statusCode).toBe(200);
+    const link = new URL(await lastLinkTo(String(body.email)));
+    const token = link.pathname.split('/').pop()!;
+    const common = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/reset-password', headers: { origin: ORIGIN }, payload: { token, newPassword: 'password1234' } });
+    expect(common.statusCode).toBe(400);
+    expect(common.json().error.message).toMatch(/fait partie des plus utilisés/u);
+    const ok = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/reset-password', headers: { origin: ORIGIN }, payload: { token, newPassword: 'un autre jardin au soleil' } });
+    expect(ok.statusCode).toBe(200);
+    expect((await signIn(String(body.email), String(body.password))).statusCode).toBe(401);
+    expect((await signIn(String(body.email), 'un autre jardin au soleil')).statusCode).toBe(200);
+  });
+
+  it('changes the e-mail only once the new address is verified', async () => {
+    const { body, cookie } = await signUp();
+    const newEmail = `nouveau.${String(body.email)}`;
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/app/api/auth/change-email',
+      headers: { cookie, origin: ORIGIN },
+      payload: { newEmail, callbackURL: '/profile' },
+    });
+    expect(res.statusCode).toBe(200);
+    const before = await ctx.app.deps.db.selectFrom('user').select('email').where('email', '=', String(body.email)).executeTakeFirst();
+    expect(before?.email).toBe(body.email);
+    const link = new URL(await lastLinkTo(newEmail));
+    await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
+    const after = await ctx.app.deps.db.selectFrom('user').select(['email', 'emailVerified']).where('email', '=', newEmail).executeTakeFirst();
+    expect(after?.email).toBe(newEmail);
+  });
+});

@@ -1,6 +1,6 @@
 import { fromNodeHeaders } from 'better-auth/node';
 import type { FastifyInstance } from 'fastify';
-import { MOT_DE_PASSE_COURT, MOT_DE_PASSE_LONG } from '../../domain/compte.js';
+import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_COURT, MOT_DE_PASSE_LONG } from '../../domain/compte.js';
 import { errorBody } from '../errors.js';
 
 /** better-auth's error codes, as people should read them (DESIGN.md: errors reach people). */
@@ -10,6 +10,7 @@ const FRENCH: Record<string, { status?: number; message: string }> = {
   INVALID_PASSWORD: { status: 401, message: 'Mot de passe incorrect' },
   PASSWORD_TOO_SHORT: { message: MOT_DE_PASSE_COURT },
   PASSWORD_TOO_LONG: { message: MOT_DE_PASSE_LONG },
+  PASSWORD_TOO_COMMON: { message: MOT_DE_PASSE_COURANT },
   USER_ALREADY_EXISTS: { status: 409, message: 'Un compte existe déjà avec cette adresse e-mail.' },
   USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL: { status: 409, message: 'Un compte existe déjà avec cette adresse e-mail.' },
   EMAIL_NOT_VERIFIED: { message: "Confirmez d'abord votre adresse e-mail grâce au lien reçu." },

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { isGestionnaire } from '../../../domain/compte.js';
+import { sessionUser, type Auth } from '../../auth/index.js';
 import type { HousingRequestRow } from '../../db/schema.js';
 
 /** Header that carries a request's private key on API calls (DESIGN.md private link). */
@@ -25,9 +27,19 @@ function keyMatches(row: HousingRequestRow, presented: string): boolean {
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
-/** Whether this HTTP request may see the housing request in full. */
-export function hasFullAccess(request: FastifyRequest, row: HousingRequestRow): boolean {
+/** Whether the request's private key rides on this HTTP request. */
+export function holdsPrivateKey(request: FastifyRequest, row: HousingRequestRow): boolean {
   const header = request.headers[ACCESS_KEY_HEADER];
   const presented = Array.isArray(header) ? header[0] : header;
   return typeof presented === 'string' && presented.length > 0 && presented.length <= 128 && keyMatches(row, presented);
+}
+
+/**
+ * Whether this HTTP request may see the housing request in full (DESIGN.md privacy): the holder of
+ * its private link, its owner, managers and admins.
+ */
+export async function hasFullAccess(request: FastifyRequest, row: HousingRequestRow, auth: Auth): Promise<boolean> {
+  if (holdsPrivateKey(request, row)) return true;
+  const user = await sessionUser(auth, request);
+  return user !== null && (user.id === row.ownerUserId || isGestionnaire(user.userType));
 }

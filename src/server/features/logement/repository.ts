@@ -90,6 +90,7 @@ export async function insertLogement(
   input: LogementCreation,
   accessKeyHash: string,
   now: Date,
+  ownerUserId: string | null = null,
 ): Promise<HousingRequestRow> {
   const at = now.toISOString();
   const row: NewHousingRequest = {
@@ -100,6 +101,7 @@ export async function insertLogement(
     dateDEnregistrement: at,
     statutDeLaDemande: STATUT_INITIAL,
     updatedAt: at,
+    ownerUserId,
   };
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('housingRequests').values(row).execute();

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { fieldMessages, logementInputSchema, type LogementCree } from '../../../domain/logement.js';
 import { isValidNumeroUnique, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
+import { sessionUser } from '../../auth/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import type { HousingRequestRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
@@ -25,7 +26,7 @@ function numeroFromParams(params: unknown): string {
 const documentParams = z.object({ id: z.uuid() });
 
 export default async function logementRoutes(app: FastifyInstance): Promise<void> {
-  const { db, storage, mailer, config, rateLimits } = app.deps;
+  const { db, storage, mailer, config, rateLimits, auth } = app.deps;
 
   async function loadRequest(request: FastifyRequest): Promise<HousingRequestRow> {
     const row = await findByNumero(db, numeroFromParams(request.params));
@@ -35,7 +36,7 @@ export default async function logementRoutes(app: FastifyInstance): Promise<void
 
   async function loadWithFullAccess(request: FastifyRequest): Promise<HousingRequestRow> {
     const row = await loadRequest(request);
-    if (!hasFullAccess(request, row)) throw new ApiError(403, 'FORBIDDEN', FULL_ACCESS_MESSAGE);
+    if (!(await hasFullAccess(request, row, auth))) throw new ApiError(403, 'FORBIDDEN', FULL_ACCESS_MESSAGE);
     return row;
   }
 
@@ -45,9 +46,11 @@ export default async function logementRoutes(app: FastifyInstance): Promise<void
       throw new ApiError(400, 'VALIDATION', 'Le formulaire contient des erreurs : corrigez les champs signalés.', fieldMessages(parsed.error));
     }
     const accessKey = newAccessKey();
+    // Submitted while signed in: the request belongs to that account (issue 4 ownership).
+    const owner = await sessionUser(auth, request);
     let row: HousingRequestRow;
     try {
-      row = await insertLogement(db, parsed.data, hashAccessKey(accessKey), new Date());
+      row = await insertLogement(db, parsed.data, hashAccessKey(accessKey), new Date(), owner?.id ?? null);
     } catch (error) {
       if (isUniqueViolation(error)) throw new ApiError(409, 'DUPLICATE', DUPLICATE_MESSAGE, { numeroUnique: DUPLICATE_MESSAGE });
       throw error;
@@ -78,9 +81,22 @@ export default async function logementRoutes(app: FastifyInstance): Promise<void
     reply.status(201).send(await create(request)),
   );
 
+  // "Mes demandes": the requests submitted by the signed-in account.
+  app.get('/logement/mine', async (request) => {
+    const user = await sessionUser(auth, request);
+    if (!user) throw new ApiError(401, 'UNAUTHENTICATED', 'Connectez-vous pour voir vos demandes.');
+    const rows = await db
+      .selectFrom('housingRequests')
+      .selectAll()
+      .where('ownerUserId', '=', user.id)
+      .orderBy('dateDEnregistrement', 'desc')
+      .execute();
+    return { data: rows.map(toStatutVue) };
+  });
+
   app.get('/logement/:numeroUnique', async (request) => {
     const row = await loadRequest(request);
-    if (!hasFullAccess(request, row)) return { data: toStatutVue(row) };
+    if (!(await hasFullAccess(request, row, auth))) return { data: toStatutVue(row) };
     return { data: toComplet(row, await listDocuments(db, row.id)) };
   });
 

@@ -1,0 +1,45 @@
+// Accounts from the command line: `npm run user -- role <email> <role>` (how the first admin is made).
+import { isRole, ROLE_VALUES } from '../../domain/compte.js';
+import { normaliseEmail } from '../../domain/normalise.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { migrate, openDatabase } from '../db/index.js';
+
+const USAGE = `Usage : npm run user -- role <e-mail> <${ROLE_VALUES.join('|')}>`;
+
+export async function run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string }> {
+  const [command, rawEmail, role] = args;
+  if (command !== 'role' || !rawEmail || !role) return { code: 2, out: USAGE };
+  if (!isRole(role)) return { code: 2, out: `Rôle inconnu « ${role} ». ${USAGE}` };
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return { code: 1, out: error.message };
+    throw error;
+  }
+  const { db } = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(db);
+    const email = normaliseEmail(rawEmail);
+    const result = await db.updateTable('user').set({ userType: role }).where('email', '=', email).executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      return { code: 1, out: `Aucun compte n'a l'adresse ${email} : créez d'abord le compte sur le site.` };
+    }
+    return { code: 0, out: `${email} a maintenant le rôle ${role}.` };
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run(process.argv.slice(2), process.env).then(
+    ({ code, out }) => {
+      (code === 0 ? process.stdout : process.stderr).write(`${out}\n`);
+      process.exit(code);
+    },
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
