@@ -97,6 +97,14 @@ export interface SessionTable {
   expiresAt: Date | string;
 }
 
+/** better-auth's link between a user and a way of signing in ('credential', 'google'). */
+export interface AccountTable {
+  id: string;
+  userId: string;
+  providerId: string;
+  accountId: string;
+}
+
 export interface Database {
   housingRequests: HousingRequestTable;
   documents: DocumentTable;
@@ -104,6 +112,7 @@ export interface Database {
   user: UserTable;
   follows: FollowTable;
   session: SessionTable;
+  account: AccountTable;
 }
 
 export type UserRow = Selectable<UserTable>;
