@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT } from '../src/server/auth/index.js';
-import { createTestApp, type TestContext } from './helpers.js';
+import { createTestApp, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
 const ORIGIN = 'http://quartier.test';
@@ -354,5 +354,37 @@ describe('e-mail verification, password reset, e-mail change', () => {
     await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
     const after = await ctx.app.deps.db.selectFrom('user').select(['email', 'emailVerified']).where('email', '=', newEmail).executeTakeFirst();
     expect(after?.email).toBe(newEmail);
+  });
+});
+
+describe('profile picture', () => {
+  it('checks the picture on content, resizes it to 256 px and serves it', async () => {
+    const { cookie, res } = await signUp();
+    const uid = res.json().data.uid;
+    const { default: sharp } = await import('sharp');
+    const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#3366cc' } }).jpeg().toBuffer();
+    const form = await multipart([{ field: 'pic', name: 'moi.jpg', content: photo }]);
+    const up = await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...form.headers, cookie }, payload: form.payload });
+    expect(up.statusCode).toBe(201);
+    const pic = up.json().data.pic as string;
+    expect(pic).toMatch(new RegExp(`^/app/api/user/pic/${uid}\\?v=`, 'u'));
+    const served = await ctx.app.inject({ method: 'GET', url: pic });
+    expect(served.headers['content-type']).toBe('image/webp');
+    const meta = await sharp(served.rawPayload).metadata();
+    expect([meta.width, meta.height, meta.format]).toEqual([256, 256, 'webp']);
+    expect((await ctx.app.inject({ method: 'GET', url: `/app/api/user/public/${uid}` })).json().data.pic).toBe(pic);
+
+    const exe = await multipart([{ field: 'pic', name: 'moi.png', content: SAMPLES.exe }]);
+    const bad = await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...exe.headers, cookie }, payload: exe.payload });
+    expect(bad.statusCode).toBe(415);
+    const anonymous = await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: form.headers, payload: form.payload });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('sends users without a picture to the stored default', async () => {
+    const { res } = await signUp();
+    const served = await ctx.app.inject({ method: 'GET', url: `/app/api/user/pic/${res.json().data.uid}` });
+    expect(served.statusCode).toBe(302);
+    expect(served.headers.location).toBe('/avatar-defaut.svg');
   });
 });

@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import { migrate, openDatabase, type Db, type DbKind } from './db/index.js';
 import { errorBody, installErrorHandlers } from './errors.js';
 import adressesRoutes from './features/adresses/routes.js';
+import avatarRoutes from './features/comptes/avatar.js';
 import comptesRoutes from './features/comptes/routes.js';
 import logementRoutes from './features/logement/routes.js';
 import parametresRoutes from './features/parametres/routes.js';
@@ -138,6 +139,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(adressesRoutes);
       await api.register(parametresRoutes);
       await api.register(comptesRoutes);
+      await api.register(avatarRoutes);
       await api.register(authRoutes);
       api.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', "Cette adresse de l'API n'existe pas.")));
     },
