@@ -3,6 +3,8 @@ import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const PORT = Number(process.env.E2E_PORT ?? 3210);
+const OIDC_PORT = PORT + 1;
+const APP_URL = `http://127.0.0.1:${PORT}`;
 // Each run starts on an empty embedded database of its own.
 const dataDir = path.join(os.tmpdir(), `qv-e2e-${process.pid}`);
 
@@ -15,8 +17,10 @@ export default defineConfig({
   timeout: 30_000,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '.ci/out/e2e.json' }]] : 'list',
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
+    baseURL: APP_URL,
     locale: 'fr-FR',
+    // Also stops Mantine's transitions (the theme respects it), so checks never see a half-faded dialog.
+    reducedMotion: 'reduce',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -26,11 +30,32 @@ export default defineConfig({
     { name: 'telephone-375', use: { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true } },
     { name: 'bureau-1280', use: { viewport: { width: 1280, height: 800 } } },
   ],
-  webServer: {
-    command: `rm -rf ${dataDir} && node dist/server/main.js`,
-    url: `http://127.0.0.1:${PORT}/`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    env: { PORT: String(PORT), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADRESSE_API_URL: 'http://127.0.0.1:9/search/' },
-  },
+  webServer: [
+    {
+      command: 'npx tsx e2e/oidc-provider.ts',
+      url: `http://127.0.0.1:${OIDC_PORT}/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      env: { OIDC_PORT: String(OIDC_PORT), APP_URL },
+    },
+    {
+      command: `rm -rf ${dataDir} && node dist/server/main.js`,
+      url: `${APP_URL}/`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        PORT: String(PORT),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: APP_URL,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        ADRESSE_API_URL: 'http://127.0.0.1:9/search/',
+        // Many accounts are made from one address in a few seconds.
+        RATE_LIMIT_MULTIPLIER: '100',
+        GOOGLE_CLIENT_ID: 'quartier-vivant-e2e',
+        GOOGLE_CLIENT_SECRET: 'secret-e2e',
+        GOOGLE_DISCOVERY_URL: `http://127.0.0.1:${OIDC_PORT}/.well-known/openid-configuration`,
+      },
+    },
+  ],
 });

@@ -93,11 +93,18 @@ it('tells the web app that Google sign-in is configured', async () => {
 });
 
 it('signs in with Google through OpenID Connect, creating the account with nom and prenom from the display name', async () => {
+  // Arrived through a neighbour's invitation link.
+  const inviter = await ctx.app.inject({
+    method: 'POST',
+    url: '/app/api/user/inscription',
+    payload: { nom: 'Voisin', prenom: 'Paul', birthday: '1970-01-01', residence: 'R', rue: 'Avenue Marcel-Pagnol', email: 'paul@example.org', password: 'une phrase de passe longue' },
+  });
+  const inviterUid = inviter.json().data.uid as string;
   const start = await ctx.app.inject({
     method: 'POST',
     url: '/app/api/auth/sign-in/social',
     headers: { origin: ORIGIN },
-    payload: { provider: 'google', callbackURL: '/logement', errorCallbackURL: '/connexion' },
+    payload: { provider: 'google', callbackURL: '/logement', errorCallbackURL: '/connexion', additionalData: { inviterUid } },
   });
   expect(start.statusCode).toBe(200);
   const authorize = new URL(start.json().url);
@@ -124,7 +131,16 @@ it('signs in with Google through OpenID Connect, creating the account with nom a
   const me = await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie: session! } });
   expect(me.statusCode).toBe(200);
   // SPEC §5: the display name's first word goes to nom, the second to prenom.
-  expect(me.json().data).toMatchObject({ email: 'google-user-1@example.org', nom: 'Dupont', prenom: 'Marie', userType: 'habitant' });
+  expect(me.json().data).toMatchObject({
+    email: 'google-user-1@example.org',
+    nom: 'Dupont',
+    prenom: 'Marie',
+    userType: 'habitant',
+    quartier: 'Jas de Bouffan',
+    ville: 'Aix-en-Provence',
+  });
+  expect(me.json().data.followers.map((p: { uid: string }) => p.uid)).toEqual([inviterUid]);
+  expect(me.json().data.following.map((p: { uid: string }) => p.uid)).toEqual([inviterUid]);
   const accounts = await ctx.app.deps.db.selectFrom('account').select('providerId').where('userId', '=', me.json().data.uid).execute();
   expect(accounts.map((a) => a.providerId)).toEqual(['google']);
 });

@@ -7,11 +7,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
+import { QUARTIER, VILLE } from '../domain/compte.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Db, type DbKind } from './db/index.js';
 import { errorBody, installErrorHandlers } from './errors.js';
 import adressesRoutes from './features/adresses/routes.js';
 import avatarRoutes from './features/comptes/avatar.js';
+import { followEachOther, placeSlugs } from './features/comptes/relations.js';
 import comptesRoutes from './features/comptes/routes.js';
 import logementRoutes from './features/logement/routes.js';
 import parametresRoutes from './features/parametres/routes.js';
@@ -41,6 +43,17 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   inscription: { max: 5, timeWindow: '10 minutes' },
   auth: { window: 300, max: 10 },
 };
+
+function scaleRateLimits(limits: RateLimits, factor: number): RateLimits {
+  const scale = <T extends { max: number }>(l: T | false): T | false => (l ? { ...l, max: Math.max(1, Math.round(l.max * factor)) } : false);
+  return {
+    create: scale(limits.create),
+    upload: scale(limits.upload),
+    adresses: scale(limits.adresses),
+    inscription: scale(limits.inscription),
+    auth: scale(limits.auth),
+  };
+}
 
 export interface AppDeps {
   config: Config;
@@ -97,7 +110,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (swept > 0) app.log.warn({ swept }, 'fichiers sans document supprimés');
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log });
-  const rateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  const rateLimits = { ...scaleRateLimits(DEFAULT_RATE_LIMITS, config.rateLimitMultiplier), ...options.rateLimits };
   app.decorate('deps', {
     config,
     db,
@@ -106,7 +119,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailer,
     territory: loadTerritory(),
     rateLimits,
-    auth: createAuth({ config, db, kind, mailer, rateLimit: { signIn: rateLimits.auth } }),
+    auth: createAuth({
+      config,
+      db,
+      kind,
+      mailer,
+      rateLimit: { signIn: rateLimits.auth },
+      onOAuthSignUp: async (userId, inviterUid) => {
+        // Google accounts live in the district too (the only city and quartier of the sign-up lists).
+        await db.updateTable('user').set({ ville: VILLE, quartier: QUARTIER, ...placeSlugs(VILLE, QUARTIER) }).where('id', '=', userId).execute();
+        if (inviterUid) await followEachOther(db, userId, inviterUid);
+      },
+    }),
   });
 
   const https = config.publicUrl.startsWith('https:');

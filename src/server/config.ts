@@ -79,6 +79,14 @@ export const envSchema = z.object({
       'https://accounts.google.com/.well-known/openid-configuration',
     ),
   ),
+  RATE_LIMIT_MULTIPLIER: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre entre 0.1 et 1000' })
+      .min(0.1, { error: 'doit être un nombre entre 0.1 et 1000' })
+      .max(1000, { error: 'doit être un nombre entre 0.1 et 1000' })
+      .default(1),
+  ),
   TRUST_PROXY: z.preprocess(
     emptyToUndefined,
     z
@@ -110,6 +118,8 @@ export interface Config {
   adresseApiUrl: string;
   adresseApiTimeoutMs: number;
   trustProxy: boolean;
+  /** Scales every rate limit (e.g. 10 for a town-hall kiosk where many people share one address). */
+  rateLimitMultiplier: number;
   logLevel: string;
   /** Signs sessions and e-mail links; when absent, one is generated and kept in DATA_DIR. */
   authSecret: string | undefined;
@@ -150,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     adresseApiUrl: e.ADRESSE_API_URL,
     adresseApiTimeoutMs: e.ADRESSE_API_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
+    rateLimitMultiplier: e.RATE_LIMIT_MULTIPLIER,
     logLevel: e.LOG_LEVEL,
     authSecret: e.AUTH_SECRET,
     google:

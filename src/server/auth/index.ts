@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { betterAuth } from 'better-auth';
-import { APIError, createAuthMiddleware } from 'better-auth/api';
+import { APIError, createAuthMiddleware, getOAuthState } from 'better-auth/api';
 import { fromNodeHeaders } from 'better-auth/node';
 import { genericOAuth } from 'better-auth/plugins/generic-oauth';
 import type { FastifyRequest } from 'fastify';
@@ -49,6 +49,8 @@ export function createAuth(deps: {
   kind: DbKind;
   mailer: Mailer;
   rateLimit: AuthRateLimits;
+  /** An account was just created through Google, maybe from an invitation link. */
+  onOAuthSignUp: (userId: string, inviterUid: string | undefined) => Promise<void>;
 }) {
   const { config, mailer } = deps;
   const origin = new URL(config.publicUrl).origin;
@@ -144,6 +146,22 @@ export function createAuth(deps: {
     advanced: {
       cookiePrefix: 'qv',
       ipAddress: { ipAddressHeaders: ['x-qv-client-ip'] },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          after: async (user) => {
+            // Only Google sign-ups carry OAuth state; e-mail sign-ups go through /user/inscription.
+            const state = (await getOAuthState().catch(() => null)) as { inviterUid?: unknown } | null;
+            if (!state) return;
+            try {
+              await deps.onOAuthSignUp(user.id, typeof state.inviterUid === 'string' ? state.inviterUid : undefined);
+            } catch {
+              // The account exists either way; relations are a bonus that must not fail the sign-in.
+            }
+          },
+        },
+      },
     },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {

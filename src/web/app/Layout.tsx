@@ -3,6 +3,7 @@ import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useEffect } from 'react';
 import { Link, Outlet, useLocation } from 'react-router';
 import { Logo } from '../components/Logo.js';
+import { useMoi } from '../features/compte/api.js';
 import classes from './Layout.module.css';
 import { paths } from './paths.js';
 
@@ -13,9 +14,26 @@ const LINKS = [
   { to: paths.securite, label: 'Sécurité' },
 ];
 
+interface NavItem {
+  to: string;
+  label: string;
+  exact?: boolean;
+}
+
 export function Layout() {
   const [opened, { toggle, close }] = useDisclosure(false);
   const { pathname } = useLocation();
+  const { data: moi } = useMoi();
+  const links: NavItem[] = [
+    ...LINKS,
+    ...(moi
+      ? [
+          { to: paths.profil, label: 'Mon profil' },
+          ...(moi.userType === 'admin' ? [{ to: paths.utilisateurs, label: 'Utilisateurs' }] : []),
+          { to: paths.deconnexion, label: 'Déconnexion' },
+        ]
+      : [{ to: paths.connexion, label: 'Connexion' }]),
+  ];
   // Below 992 px the menu is a drawer: closed, it must leave the keyboard's and screen readers' path too.
   const isDrawer = useMediaQuery('(max-width: 61.99em)');
 
@@ -63,7 +81,7 @@ export function Layout() {
         component="nav"
         style={isDrawer && !opened ? { visibility: 'hidden' } : undefined}
       >
-        {LINKS.map((link) => {
+        {links.map((link) => {
           const active = link.exact ? pathname === link.to : pathname === link.to || pathname.startsWith(`${link.to}/`);
           return (
             <NavLink

@@ -13,7 +13,22 @@ export const router = createBrowserRouter([
     children: [
       { index: true, Component: AccueilPage },
       { path: 'securite', lazy: async () => ({ Component: (await import('../features/accueil/SecuritePage.js')).SecuritePage }) },
-      { path: 'connexion', lazy: async () => ({ Component: (await import('../features/connexion/ConnexionPage.js')).ConnexionPage }) },
+      { path: 'connexion', lazy: async () => ({ Component: (await import('../features/compte/ConnexionPage.js')).ConnexionPage }) },
+      { path: 'invitation/:uid', lazy: async () => ({ Component: (await import('../features/compte/ConnexionPage.js')).ConnexionPage }) },
+      { path: 'deconnexion', lazy: async () => ({ Component: (await import('../features/compte/DeconnexionPage.js')).DeconnexionPage }) },
+      {
+        path: 'connexion/mot-de-passe-oublie',
+        lazy: async () => ({ Component: (await import('../features/compte/MotDePassePages.js')).MotDePasseOubliePage }),
+      },
+      {
+        path: 'connexion/nouveau-mot-de-passe',
+        lazy: async () => ({ Component: (await import('../features/compte/MotDePassePages.js')).NouveauMotDePassePage }),
+      },
+      { path: 'profile', lazy: async () => ({ Component: (await import('../features/compte/ProfilPage.js')).ProfilPage }) },
+      {
+        path: 'admin/utilisateurs',
+        lazy: async () => ({ Component: (await import('../features/compte/UtilisateursPage.js')).UtilisateursPage }),
+      },
       { path: 'logement', lazy: async () => ({ Component: (await import('../features/logement/LogementHomePage.js')).LogementHomePage }) },
       {
         path: 'logement/nouveau',

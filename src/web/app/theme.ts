@@ -7,6 +7,8 @@ export const theme = createTheme({
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   defaultRadius: 'md',
   headings: { fontWeight: '700' },
+  // People who ask their system for less motion get no transitions.
+  respectReducedMotion: true,
 });
 
 /** Mantine's "dimmed" grey (gray.6) is 3.3:1 on white: descriptions and hints use gray.7 (7:1) instead. */

@@ -4,10 +4,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { inscriptionSchema, isRole, MOT_DE_PASSE_COURANT, profilSchema, ROLE_VALUES, type ProfilPersonnel, type ProfilPublic, type Role } from '../../../domain/compte.js';
 import { fieldMessages } from '../../../domain/logement.js';
-import { foldForSearch, slugify } from '../../../domain/normalise.js';
+import { foldForSearch } from '../../../domain/normalise.js';
 import { isCommonPassword, sessionUser, type SessionUser } from '../../auth/index.js';
 import type { UserRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
+import { followEachOther, placeSlugs } from './relations.js';
 
 /** The stored default picture of new users (served by the web app). */
 export const DEFAULT_PIC = '/avatar-defaut.svg';
@@ -97,7 +98,6 @@ export default async function comptesRoutes(app: FastifyInstance): Promise<void>
     if (isCommonPassword(input.password)) {
       throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
     }
-    const inviter = input.inviterUid ? await findUser(input.inviterUid) : undefined;
 
     let created: { headers: Headers; userId: string };
     try {
@@ -115,35 +115,22 @@ export default async function comptesRoutes(app: FastifyInstance): Promise<void>
       throw error;
     }
 
-    const now = new Date().toISOString();
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('user')
-        .set({
-          gender: input.gender,
-          birthday: input.birthday,
-          pays: input.pays,
-          ville: input.ville,
-          villeSlug: slugify(input.ville),
-          quartier: input.quartier,
-          quartierSlug: slugify(input.quartier),
-          residence: input.residence,
-          rue: input.rue,
-          image: DEFAULT_PIC,
-        })
-        .where('id', '=', created.userId)
-        .execute();
-      // SPEC §7: with an inviter, the new user and the inviter follow each other.
-      if (inviter && inviter.id !== created.userId) {
-        await trx
-          .insertInto('follows')
-          .values([
-            { followerId: created.userId, followeeId: inviter.id, createdAt: now },
-            { followerId: inviter.id, followeeId: created.userId, createdAt: now },
-          ])
-          .execute();
-      }
-    });
+    await db
+      .updateTable('user')
+      .set({
+        gender: input.gender,
+        birthday: input.birthday,
+        pays: input.pays,
+        ville: input.ville,
+        quartier: input.quartier,
+        ...placeSlugs(input.ville, input.quartier),
+        residence: input.residence,
+        rue: input.rue,
+        image: DEFAULT_PIC,
+      })
+      .where('id', '=', created.userId)
+      .execute();
+    if (input.inviterUid) await followEachOther(db, created.userId, input.inviterUid);
 
     const cookies = created.headers.getSetCookie();
     if (cookies.length > 0) reply.header('set-cookie', cookies);

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Loader, Modal, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Loader, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import {
@@ -9,6 +9,7 @@ import {
   type DocumentInfo,
 } from '../../../domain/documents.js';
 import type { LogementComplet } from '../../../domain/logement.js';
+import { Dialog } from '../../components/Dialog.js';
 import { ApiError } from '../../lib/api.js';
 import { fetchDocumentBlob, uploadDocuments, useParametres } from './api.js';
 
@@ -225,7 +226,7 @@ function DocumentPreview({ numeroUnique, document: doc, onClose }: { numeroUniqu
   }, [doc, numeroUnique]);
 
   return (
-    <Modal opened={doc !== null} onClose={onClose} title={doc?.name ?? ''} size="xl" closeButtonProps={{ 'aria-label': 'Fermer' }}>
+    <Dialog opened={doc !== null} onClose={onClose} title={doc?.name ?? ''} size="xl">
       {error && (
         <Alert color="red" role="alert">
           {error}
@@ -246,6 +247,6 @@ function DocumentPreview({ numeroUnique, document: doc, onClose }: { numeroUniqu
           </Anchor>
         </Stack>
       )}
-    </Modal>
+    </Dialog>
   );
 }

@@ -4,21 +4,31 @@ import { isValidNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/norm
 import { paths } from '../../app/paths.js';
 import { NumeroLookup } from '../../components/NumeroLookup.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
+import { useMoi } from '../compte/api.js';
+import { useMesDemandes } from './api.js';
 import { numerosEnregistres } from './cles.js';
 
 export function LogementHomePage() {
   usePageTitle('Logement social');
   const navigate = useNavigate();
   const surCetAppareil = numerosEnregistres();
+  const { data: moi } = useMoi();
 
   return (
     <Stack maw={760} gap="lg">
       <Group justify="space-between" align="center">
         <Title order={1}>Logement social</Title>
-        <Anchor component={Link} to={paths.connexion}>
-          Connexion
-        </Anchor>
+        {moi ? (
+          <Anchor component={Link} to={paths.deconnexion}>
+            Déconnexion
+          </Anchor>
+        ) : (
+          <Anchor component={Link} to={paths.connexion}>
+            Connexion
+          </Anchor>
+        )}
       </Group>
+      {moi && <MesDemandes />}
       <Text>
         Déposez votre demande de logement social auprès de la mairie annexe du Jas de Bouffan, puis suivez son avancement et envoyez vos
         documents. Vous aurez besoin de votre <strong>numéro unique</strong> de demandeur (il commence par 013 dans les Bouches-du-Rhône).
@@ -62,5 +72,37 @@ export function LogementHomePage() {
         )}
       </Card>
     </Stack>
+  );
+}
+
+const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric' });
+
+/** The requests submitted while signed in (their owner sees them in full without the link). */
+function MesDemandes() {
+  const { data, isPending, error } = useMesDemandes();
+  return (
+    <Card withBorder padding="lg" component="section" aria-labelledby="mes-demandes">
+      <Title order={2} size="h3" id="mes-demandes" mb="xs">
+        Mes demandes
+      </Title>
+      {isPending ? (
+        <Text>Chargement…</Text>
+      ) : error ? (
+        <Text c="red.8">{error.message}</Text>
+      ) : data.length === 0 ? (
+        <Text>Vous n'avez pas encore déposé de demande avec ce compte.</Text>
+      ) : (
+        <List>
+          {data.map((d) => (
+            <List.Item key={d.numeroUnique}>
+              <Anchor component={Link} to={paths.demande(d.numeroUnique)}>
+                Demande n° {d.numeroUnique}
+              </Anchor>{' '}
+              — {d.statutDeLaDemande}, déposée le {dateFr.format(new Date(d.dateDEnregistrement))}
+            </List.Item>
+          ))}
+        </List>
+      )}
+    </Card>
   );
 }

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { Categorie, DocumentsParCategorie, TypeAccepte } from '../../../domain/documents.js';
-import type { LogementCree, LogementInput, LogementVue } from '../../../domain/logement.js';
+import type { LogementCree, LogementInput, LogementStatutVue, LogementVue } from '../../../domain/logement.js';
 import { ApiError, apiFetch, NETWORK_MESSAGE, postJson, toApiError } from '../../lib/api.js';
 import { getCle } from './cles.js';
 
@@ -18,6 +18,13 @@ export async function fetchDemande(numeroUnique: string): Promise<LogementVue> {
 
 export function useDemande(numeroUnique: string) {
   return useQuery({ queryKey: ['logement', numeroUnique], queryFn: () => fetchDemande(numeroUnique) });
+}
+
+export function useMesDemandes() {
+  return useQuery({
+    queryKey: ['logement', 'mine'],
+    queryFn: async () => (await apiFetch<{ data: LogementStatutVue[] }>('/logement/mine')).data,
+  });
 }
 
 /** True when a request already exists for this numéro (the spec's pre-check before submitting). */
@@ -39,6 +46,7 @@ export interface Parametres {
   uploadMaxBytes: number;
   maxFichiersParEnvoi: number;
   typesAcceptes: Record<TypeAccepte, string[]>;
+  google: boolean;
 }
 
 export function useParametres() {

@@ -1,0 +1,180 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { Alert, Avatar, Button, FileButton, Group, NativeSelect, PasswordInput, Radio, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useForm, type FieldPath } from 'react-hook-form';
+import { useNavigate } from 'react-router';
+import {
+  capitaliser,
+  GENRES,
+  inscriptionSchema,
+  MOT_DE_PASSE_MAX,
+  MOT_DE_PASSE_MIN,
+  PAYS_DEFAUT,
+  QUARTIER,
+  VILLE,
+  type Inscription,
+  type InscriptionInput,
+} from '../../../domain/compte.js';
+import { paths } from '../../app/paths.js';
+import { Dialog } from '../../components/Dialog.js';
+import { ApiError, NETWORK_MESSAGE } from '../../lib/api.js';
+import { signUp, uploadPic, useTerritoire } from './api.js';
+
+const DEFAULT_PIC = '/avatar-defaut.svg';
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** Sign-up (SPEC §2 modal): the dim backdrop and Escape close it. */
+export function InscriptionModal({ opened, onClose, inviterUid }: { opened: boolean; onClose: () => void; inviterUid?: string | undefined }) {
+  return (
+    <Dialog opened={opened} onClose={onClose} title="Créer un compte">
+      <InscriptionForm inviterUid={inviterUid} />
+    </Dialog>
+  );
+}
+
+export function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { data: territoire } = useTerritoire();
+  const [pic, setPic] = useState<File | null>(null);
+  const [picUrl, setPicUrl] = useState<string>(DEFAULT_PIC);
+  const [picError, setPicError] = useState<string | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  const {
+    register,
+    handleSubmit,
+    setValue,
+    getValues,
+    setError,
+    watch,
+    formState: { errors, isSubmitting },
+  } = useForm<InscriptionInput, unknown, Inscription>({
+    resolver: zodResolver(inscriptionSchema),
+    defaultValues: { nom: '', prenom: '', gender: 'F', birthday: today(), pays: PAYS_DEFAUT, ville: VILLE, quartier: QUARTIER, residence: '', rue: '', email: '', password: '' },
+  });
+
+  // The street list's first entry is the default (SPEC §5).
+  useEffect(() => {
+    if (territoire && !getValues('rue')) setValue('rue', territoire.rues[0] ?? '');
+  }, [territoire, getValues, setValue]);
+
+  useEffect(() => () => {
+    if (picUrl !== DEFAULT_PIC) URL.revokeObjectURL(picUrl);
+  }, [picUrl]);
+
+  function choosePic(file: File | null) {
+    setPicError(null);
+    if (!file) return;
+    if (!['image/jpeg', 'image/png'].includes(file.type)) {
+      setPicError('La photo doit être une image JPEG ou PNG.');
+      return;
+    }
+    if (file.size > 5 * 1024 * 1024) {
+      setPicError('La photo dépasse la taille maximale de 5 Mo.');
+      return;
+    }
+    setPic(file);
+    setPicUrl(URL.createObjectURL(file));
+  }
+
+  const onSubmit = async (data: Inscription) => {
+    setFormError(null);
+    try {
+      await signUp({ ...data, ...(inviterUid ? { inviterUid } : {}) });
+    } catch (error) {
+      if (error instanceof ApiError) {
+        for (const [field, message] of Object.entries(error.fields)) setError(field as FieldPath<InscriptionInput>, { message });
+        setFormError(error.message);
+      } else {
+        setFormError(NETWORK_MESSAGE);
+      }
+      return;
+    }
+    if (pic) {
+      // The account exists: a failed picture only leaves the default one.
+      await uploadPic(pic).catch(() => undefined);
+    }
+    await queryClient.invalidateQueries({ queryKey: ['moi'] });
+    navigate(paths.logement);
+  };
+
+  const err = (name: keyof InscriptionInput) => errors[name]?.message as string | undefined;
+  const gender = watch('gender');
+
+  return (
+    <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Création de compte">
+      <Stack gap="sm">
+        {formError && (
+          <Alert color="red" role="alert" title="Le compte n'a pas été créé">
+            {formError}
+          </Alert>
+        )}
+        <Group>
+          <Avatar src={picUrl} alt="Votre photo de profil" size={72} radius="xl" />
+          <Stack gap={4}>
+            <FileButton onChange={choosePic} accept="image/jpeg,image/png">
+              {(props) => (
+                <Button {...props} variant="outline" size="compact-md">
+                  Choisir une photo
+                </Button>
+              )}
+            </FileButton>
+            <Text size="sm" c="dimmed">
+              Facultatif : JPEG ou PNG, 5 Mo au plus.
+            </Text>
+            {picError && (
+              <Text size="sm" c="red.8" role="alert">
+                {picError}
+              </Text>
+            )}
+          </Stack>
+        </Group>
+        <SimpleGrid cols={{ base: 1, xs: 2 }}>
+          <TextInput
+            {...register('nom', { onBlur: (e) => setValue('nom', capitaliser(e.target.value)) })}
+            label="Nom"
+            required
+            autoComplete="family-name"
+            error={err('nom')}
+          />
+          <TextInput
+            {...register('prenom', { onBlur: (e) => setValue('prenom', capitaliser(e.target.value)) })}
+            label="Prénom"
+            required
+            autoComplete="given-name"
+            error={err('prenom')}
+          />
+        </SimpleGrid>
+        <Radio.Group label="Genre" value={gender} onChange={(v) => setValue('gender', v as 'F' | 'H' | 'Autre')} error={err('gender')}>
+          <Group mt={4}>
+            {GENRES.map((g) => (
+              <Radio key={g.value} value={g.value} label={g.value === 'Autre' ? 'Autre' : `${g.label} (${g.value})`} />
+            ))}
+          </Group>
+        </Radio.Group>
+        <SimpleGrid cols={{ base: 1, xs: 2 }}>
+          <TextInput {...register('birthday')} type="date" label="Date de naissance" required max={today()} autoComplete="bday" error={err('birthday')} />
+          <TextInput {...register('pays')} label="Pays" required autoComplete="country-name" error={err('pays')} />
+          <NativeSelect {...register('ville')} label="Ville" data={[VILLE]} error={err('ville')} />
+          <NativeSelect {...register('quartier')} label="Quartier" data={[QUARTIER]} error={err('quartier')} />
+        </SimpleGrid>
+        <TextInput {...register('residence')} label="Résidence" description="Nom de votre résidence ou de votre immeuble" required error={err('residence')} />
+        <NativeSelect {...register('rue')} label="Rue" data={territoire?.rues ?? []} required error={err('rue')} />
+        <TextInput {...register('email')} type="email" label="Adresse e-mail" required autoComplete="email" error={err('email')} />
+        <PasswordInput
+          {...register('password')}
+          label="Mot de passe"
+          description={`De ${MOT_DE_PASSE_MIN} à ${MOT_DE_PASSE_MAX} caractères. Une phrase facile à retenir fait un bon mot de passe.`}
+          required
+          autoComplete="new-password"
+          error={err('password')}
+          visibilityToggleButtonProps={{ 'aria-label': 'Afficher ou masquer le mot de passe' }}
+        />
+        <Button type="submit" loading={isSubmitting} mt="xs">
+          Créer mon compte
+        </Button>
+      </Stack>
+    </form>
+  );
+}
