@@ -293,16 +293,18 @@ describe('npm run user -- role', () => {
   });
 });
 
-/** The last link e-mailed to an address (quoted-printable unfolded). */
-async function lastLinkTo(email: string): Promise<string> {
+/** The last link e-mailed to an address whose path contains `pathPart` (quoted-printable unfolded). */
+async function lastLinkTo(email: string, pathPart = '/app/api/auth/'): Promise<string> {
   await ctx.app.deps.mailer.idle();
   const dir = path.join(ctx.dataDir, 'mail');
-  const mails = fs
+  const links = fs
     .readdirSync(dir)
     .sort()
     .map((f) => fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/gu, '').replace(/=3D/gu, '='))
-    .filter((m) => m.includes(`To: ${email}`));
-  const link = /https?:\/\/\S+/u.exec(mails.at(-1) ?? '')?.[0];
+    .filter((m) => m.includes(`To: ${email}`))
+    .flatMap((m) => m.match(/https?:\/\/\S+/gu) ?? [])
+    .filter((l) => l.includes(pathPart));
+  const link = links.at(-1);
   if (!link) throw new Error(`no link mailed to ${email}`);
   return link;
 }
@@ -310,7 +312,7 @@ async function lastLinkTo(email: string): Promise<string> {
 describe('e-mail verification, password reset, e-mail change', () => {
   it('verifies the address through the e-mailed link', async () => {
     const { body } = await signUp();
-    const link = new URL(await lastLinkTo(String(body.email)));
+    const link = new URL(await lastLinkTo(String(body.email), '/verify-email'));
     expect(link.pathname).toBe('/app/api/auth/verify-email');
     const res = await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
     expect(res.statusCode).toBe(302);
@@ -327,7 +329,7 @@ describe('e-mail verification, password reset, e-mail change', () => {
       payload: { email: body.email, redirectTo: '/connexion/nouveau-mot-de-passe' },
     });
     expect(ask.statusCode).toBe(200);
-    const link = new URL(await lastLinkTo(String(body.email)));
+    const link = new URL(await lastLinkTo(String(body.email), '/reset-password/'));
     const token = link.pathname.split('/').pop()!;
     const common = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/reset-password', headers: { origin: ORIGIN }, payload: { token, newPassword: 'password1234' } });
     expect(common.statusCode).toBe(400);
@@ -350,7 +352,7 @@ describe('e-mail verification, password reset, e-mail change', () => {
     expect(res.statusCode).toBe(200);
     const before = await ctx.app.deps.db.selectFrom('user').select('email').where('email', '=', String(body.email)).executeTakeFirst();
     expect(before?.email).toBe(body.email);
-    const link = new URL(await lastLinkTo(newEmail));
+    const link = new URL(await lastLinkTo(newEmail, '/verify-email'));
     await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
     const after = await ctx.app.deps.db.selectFrom('user').select(['email', 'emailVerified']).where('email', '=', newEmail).executeTakeFirst();
     expect(after?.email).toBe(newEmail);
