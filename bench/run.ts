@@ -5,7 +5,6 @@
 //    same bytes from memory (autocannon, 50 connections): requests/s, p99, ratio.
 // 2. Peak RSS growth of the server while one 10 MB upload streams.
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -14,9 +13,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { migrate, openDatabase } from '../src/server/db/index.js';
-import type { NewHousingRequest } from '../src/server/db/schema.js';
-import { hashAccessKey, newAccessKey } from '../src/server/features/logement/access.js';
 import { freshDatabaseUrl } from '../test/db.js';
+import { generatedRequest, seedRequests } from './seed.js';
 import { printWebSize } from './web-size.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -57,33 +55,12 @@ function cannon(url: string, duration = DURATION_S): Promise<autocannon.Result> 
   });
 }
 
-/** Seeds straight into the database (one transaction a batch) before the server starts. */
 async function seed(databaseUrl: string | undefined, dataDir: string, count: number) {
   const { db } = openDatabase({ databaseUrl, dataDir });
   await migrate(db);
-  const started = Date.now();
-  const numeros: string[] = [];
-  const hash = hashAccessKey(newAccessKey());
-  const batch = 500;
-  for (let i = 0; i < count; i += batch) {
-    const rows = Array.from({ length: Math.min(batch, count - i) }, (_, j): NewHousingRequest => {
-      const n = i + j;
-      const numero = `013bench${String(n).padStart(8, '0')}`;
-      numeros.push(numero);
-      const at = new Date(Date.UTC(2025, 0, 1) + n * 60_000).toISOString();
-      return {
-        id: crypto.randomUUID(), numeroUnique: numero, accessKeyHash: hash, prenom: `Prénom${n}`, nom: `Nom${n}`, sexe: null,
-        dateDeNaissance: null, email: `p${n}@example.org`, numeroDeTelephone: '', adresse: '', adresseComplement: '', codePostal: '',
-        ville: '', salaireBrut: null, salaireAvisImpot1: null, salaireAvisImpot2: null, situationFamiliale: 'celibataire',
-        nombreDEnfants: 0, logementActuel: 'appartement', typeDeLogementActuel: 't2', quartierActuel: 'jas de bouffan',
-        bailleurActuel: 'pah', typeDeLogementSouhaite: 't3', quartierSouhaite: '["jasDeBouffan"]', dateDEnregistrement: at,
-        statutDeLaDemande: 'En attente des documents', motivations: 'Bench', commentaires: '', updatedAt: at,
-      };
-    });
-    await db.transaction().execute((trx) => trx.insertInto('housingRequests').values(rows).execute());
-  }
+  const seconds = await seedRequests(db, count);
   await db.destroy();
-  return { numeros, seconds: (Date.now() - started) / 1000 };
+  return { numeros: Array.from({ length: count }, (_, n) => generatedRequest(n).numeroUnique), seconds };
 }
 
 async function main() {

@@ -95,3 +95,21 @@ export const SAMPLES = {
   ),
   exe: Buffer.concat([Buffer.from('MZ'), Buffer.alloc(62), Buffer.from('PE\0\0'), randomBytes(200)]),
 };
+
+let accounts = 0;
+/** Creates an account through the sign-up route, gives it a role, and returns its session cookie. */
+export async function createAccount(ctx: TestContext, role: 'habitant' | 'manager' | 'admin' = 'habitant', overrides: Record<string, unknown> = {}) {
+  accounts += 1;
+  const email = `compte${accounts}.${randomBytes(3).toString('hex')}@example.org`;
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/app/api/user/inscription',
+    payload: { nom: 'Agent', prenom: `Compte${accounts}`, birthday: '1980-01-01', residence: 'Mairie', rue: 'Avenue Marcel-Pagnol', email, password: 'une phrase de passe assez longue', ...overrides },
+  });
+  if (res.statusCode !== 201) throw new Error(`sign-up failed: ${res.body}`);
+  await ctx.app.deps.db.updateTable('user').set({ userType: role }).where('email', '=', email).execute();
+  const raw = res.headers['set-cookie'];
+  const list = Array.isArray(raw) ? raw.map(String) : [String(raw)];
+  const cookie = list.map((c) => c.split(';')[0] ?? '').filter((c) => c.startsWith('qv.session_token=')).join('; ');
+  return { cookie, email, uid: res.json().data.uid as string, prenom: res.json().data.prenom as string };
+}

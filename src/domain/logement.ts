@@ -137,12 +137,21 @@ export const LOGEMENT_FORM_DEFAULTS = {
   commentaires: '',
 } as const satisfies Record<keyof LogementInput, unknown>;
 
+/** One step of a request's history (issue 5): who changed it is told to managers only. */
+export interface EvenementStatut {
+  de: Statut | null;
+  vers: Statut;
+  date: string;
+  par?: string;
+}
+
 /** What anyone who knows the numéro sees. */
 export interface LogementStatutVue {
   acces: 'statut';
   numeroUnique: string;
   statutDeLaDemande: Statut;
   dateDEnregistrement: string;
+  historique?: EvenementStatut[];
 }
 
 /** What the private-link holder, the owner and managers see. */
@@ -153,6 +162,7 @@ export interface LogementComplet extends Omit<LogementCreation, 'numeroUnique'> 
   statutDeLaDemande: Statut;
   dateDEnregistrement: string;
   documents: DocumentsParCategorie;
+  historique?: EvenementStatut[];
 }
 
 export type LogementVue = LogementStatutVue | LogementComplet;

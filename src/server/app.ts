@@ -11,7 +11,9 @@ import { QUARTIER, VILLE } from '../domain/compte.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Db, type DbKind } from './db/index.js';
 import { errorBody, installErrorHandlers } from './errors.js';
+import { LocalBus, PostgresBus, type EventBus } from './events/index.js';
 import adressesRoutes from './features/adresses/routes.js';
+import gestionRoutes from './features/gestion/routes.js';
 import avatarRoutes from './features/comptes/avatar.js';
 import { followEachOther, placeSlugs } from './features/comptes/relations.js';
 import comptesRoutes from './features/comptes/routes.js';
@@ -64,6 +66,7 @@ export interface AppDeps {
   territory: Territory;
   rateLimits: RateLimits;
   auth: Auth;
+  bus: EventBus;
 }
 
 declare module 'fastify' {
@@ -100,6 +103,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const { db, kind } = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   app.addHook('onClose', async () => {
     await app.deps.mailer.idle();
+    await app.deps.bus.close();
     await db.destroy();
   });
   await migrate(db);
@@ -109,6 +113,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const swept = await sweepOrphans(db, storage);
   if (swept > 0) app.log.warn({ swept }, 'fichiers sans document supprimés');
 
+  let bus: EventBus;
+  if (kind === 'postgres') {
+    const pgBus = new PostgresBus(config.databaseUrl!, app.log);
+    await pgBus.start();
+    bus = pgBus;
+  } else {
+    bus = new LocalBus();
+  }
   const mailer = createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log });
   const rateLimits = { ...scaleRateLimits(DEFAULT_RATE_LIMITS, config.rateLimitMultiplier), ...options.rateLimits };
   app.decorate('deps', {
@@ -119,6 +131,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailer,
     territory: loadTerritory(),
     rateLimits,
+    bus,
     auth: createAuth({
       config,
       db,
@@ -160,6 +173,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(
     async (api) => {
       await api.register(logementRoutes);
+      await api.register(gestionRoutes);
       await api.register(adressesRoutes);
       await api.register(parametresRoutes);
       await api.register(comptesRoutes);

@@ -3,8 +3,10 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import * as m0001 from './migrations/0001_housing_requests.js';
 import * as m0002 from './migrations/0002_accounts.js';
+import * as m0003 from './migrations/0003_manager_list.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -66,6 +68,7 @@ export type DbKind = 'sqlite' | 'postgres';
 const migrations: Record<string, Migration> = {
   '0001_housing_requests': m0001,
   '0002_accounts': m0002,
+  '0003_manager_list': m0003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -79,7 +82,7 @@ export interface DbHandle {
 export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): DbHandle {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    return { kind: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new NamingPlugin()] }) };
+    return { kind: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }), plugins: [new NamingPlugin()] }) };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new SqliteDatabase(path.join(options.dataDir, 'app.db'));

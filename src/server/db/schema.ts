@@ -34,6 +34,11 @@ export interface HousingRequestTable {
   updatedAt: string;
   /** The account that submitted the request while signed in, if any. */
   ownerUserId: string | null;
+  /** Every searchable field, case and accents folded (issue 5 search). */
+  searchText: string;
+  /** nom and prenom folded, for sorting. */
+  nomTri: string;
+  prenomTri: string;
 }
 
 export interface DocumentTable {

@@ -1,9 +1,58 @@
 import { randomUUID } from 'node:crypto';
 import { CATEGORIE_VALUES, type Categorie, type DocumentInfo, type DocumentsParCategorie, type TypeAccepte } from '../../../domain/documents.js';
-import type { LogementComplet, LogementCreation, LogementStatutVue } from '../../../domain/logement.js';
+import type { EvenementStatut, LogementComplet, LogementCreation, LogementStatutVue } from '../../../domain/logement.js';
+import { foldForSearch } from '../../../domain/normalise.js';
+import {
+  BAILLEURS,
+  labelOf,
+  LOGEMENTS_ACTUELS,
+  QUARTIER_OPTIONS,
+  QUARTIERS_SOUHAITES,
+  SEXES,
+  SITUATIONS_FAMILIALES,
+  TYPES_DE_LOGEMENT,
+} from '../../../domain/options.js';
 import { STATUT_INITIAL, type Statut } from '../../../domain/statut.js';
 import type { Db } from '../../db/index.js';
 import type { DocumentRow, HousingRequestRow, NewHousingRequest } from '../../db/schema.js';
+
+const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'Europe/Paris' });
+
+/**
+ * What the managers' search looks into: every field of the request as people read it (option labels,
+ * dd/mm/yyyy dates, the status), case and accents folded so that "helene" finds "Hélène".
+ */
+export function searchTextOf(d: Omit<LogementCreation, 'numeroUnique'> & { numeroUnique: string; dateDEnregistrement: string; statutDeLaDemande: string }): string {
+  const parts = [
+    d.numeroUnique,
+    d.prenom,
+    d.nom,
+    d.email,
+    d.numeroDeTelephone,
+    d.adresse,
+    d.adresseComplement,
+    d.codePostal,
+    d.ville,
+    labelOf(SEXES, d.sexe),
+    d.dateDeNaissance ?? '',
+    labelOf(SITUATIONS_FAMILIALES, d.situationFamiliale),
+    `${d.nombreDEnfants} enfant${d.nombreDEnfants > 1 ? 's' : ''}`,
+    labelOf(LOGEMENTS_ACTUELS, d.logementActuel),
+    labelOf(TYPES_DE_LOGEMENT, d.typeDeLogementActuel),
+    labelOf(QUARTIER_OPTIONS, d.quartierActuel),
+    labelOf(BAILLEURS, d.bailleurActuel),
+    labelOf(TYPES_DE_LOGEMENT, d.typeDeLogementSouhaite),
+    ...d.quartierSouhaite.map((q) => labelOf(QUARTIERS_SOUHAITES, q)),
+    d.salaireBrut ?? '',
+    d.salaireAvisImpot1 ?? '',
+    d.salaireAvisImpot2 ?? '',
+    dateFr.format(new Date(d.dateDEnregistrement)),
+    d.statutDeLaDemande,
+    d.motivations,
+    d.commentaires,
+  ];
+  return foldForSearch(parts.filter((p) => p !== '').join(' ')).replace(/\s+/gu, ' ');
+}
 
 export function documentUrl(numeroUnique: string, documentId: string): string {
   return `/app/api/logement/${encodeURIComponent(numeroUnique)}/documents/${documentId}`;
@@ -102,6 +151,9 @@ export async function insertLogement(
     statutDeLaDemande: STATUT_INITIAL,
     updatedAt: at,
     ownerUserId,
+    searchText: searchTextOf({ ...input, dateDEnregistrement: at, statutDeLaDemande: STATUT_INITIAL }),
+    nomTri: foldForSearch(input.nom),
+    prenomTri: foldForSearch(input.prenom),
   };
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('housingRequests').values(row).execute();
@@ -111,4 +163,22 @@ export async function insertLogement(
       .execute();
   });
   return row as HousingRequestRow;
+}
+
+/** The request's status history, oldest first; the actor's name only when `withActor` (managers). */
+export async function listHistorique(db: Db, housingRequestId: string, withActor: boolean): Promise<EvenementStatut[]> {
+  const rows = await db
+    .selectFrom('statusEvents')
+    .leftJoin('user', 'user.id', 'statusEvents.actorUserId')
+    .select(['statusEvents.fromStatus', 'statusEvents.toStatus', 'statusEvents.at', 'user.prenom', 'user.nom'])
+    .where('statusEvents.housingRequestId', '=', housingRequestId)
+    .orderBy('statusEvents.at')
+    .orderBy('statusEvents.id')
+    .execute();
+  return rows.map((r) => ({
+    de: r.fromStatus as Statut | null,
+    vers: r.toStatus as Statut,
+    date: r.at,
+    ...(withActor ? { par: r.prenom ? `${r.prenom} ${r.nom ?? ''}`.trim() : 'Dépôt de la demande' } : {}),
+  }));
 }

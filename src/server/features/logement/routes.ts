@@ -1,6 +1,8 @@
+import archiver from 'archiver';
 import contentDisposition from 'content-disposition';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { isGestionnaire } from '../../../domain/compte.js';
 import { fieldMessages, logementInputSchema, type LogementCree } from '../../../domain/logement.js';
 import { isValidNumeroUnique, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
 import { sessionUser } from '../../auth/index.js';
@@ -8,7 +10,7 @@ import { isUniqueViolation } from '../../db/index.js';
 import type { HousingRequestRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { hashAccessKey, hasFullAccess, newAccessKey, privateLink } from './access.js';
-import { findByNumero, groupDocuments, insertLogement, listDocuments, toComplet, toStatutVue } from './repository.js';
+import { findByNumero, groupDocuments, insertLogement, listDocuments, listHistorique, toComplet, toStatutVue } from './repository.js';
 import { receiveDocuments } from './upload.js';
 
 export const DUPLICATE_MESSAGE = 'Une demande existe déjà pour ce numéro unique !';
@@ -98,6 +100,32 @@ export default async function logementRoutes(app: FastifyInstance): Promise<void
     const row = await loadRequest(request);
     if (!(await hasFullAccess(request, row, auth))) return { data: toStatutVue(row) };
     return { data: toComplet(row, await listDocuments(db, row.id)) };
+  });
+
+  // The status history, as a dated timeline; managers also see who changed it.
+  app.get('/logement/:numeroUnique/historique', async (request) => {
+    const row = await loadRequest(request);
+    const user = await sessionUser(auth, request);
+    return { data: await listHistorique(db, row.id, user !== null && isGestionnaire(user.userType)) };
+  });
+
+  // "Tout télécharger": the request's documents in one zip, streamed (no compression: PDF and JPEG already are).
+  app.get('/logement/:numeroUnique/documents.zip', async (request, reply) => {
+    const row = await loadWithFullAccess(request);
+    const docs = await listDocuments(db, row.id);
+    if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n'a encore aucun document.");
+    const archive = archiver('zip', { store: true });
+    archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
+    archive.on('error', (error) => request.log.error({ err: error }, 'zip'));
+    for (const doc of docs) {
+      archive.append(storage.read(doc.storageKey), { name: doc.storageKey.split('/').pop()!, date: new Date(doc.uploadedAt) });
+    }
+    void archive.finalize();
+    return reply
+      .header('Content-Type', 'application/zip')
+      .header('Content-Disposition', contentDisposition(`demande-${row.numeroUnique}-documents.zip`))
+      .header('Cache-Control', 'private, no-store')
+      .send(archive);
   });
 
   app.post('/logement/upload-files/:numeroUnique', { config: { rateLimit: rateLimits.upload } }, async (request, reply) => {

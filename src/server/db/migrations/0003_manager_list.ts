@@ -1,0 +1,23 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * The managers' list (issue 5) on 100,000 requests: a folded copy of every searchable field (case and
+ * accents removed, filled by the app), and indexes for each sortable column and the status filter.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('housing_requests').addColumn('search_text', 'text', (c) => c.notNull().defaultTo('')).execute();
+  // Names sort without regard to case or accents (Émile next to Emma, not after Zoé).
+  await db.schema.alterTable('housing_requests').addColumn('nom_tri', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema.alterTable('housing_requests').addColumn('prenom_tri', 'text', (c) => c.notNull().defaultTo('')).execute();
+  for (const column of ['date_d_enregistrement', 'nom_tri', 'prenom_tri', 'email', 'statut_de_la_demande', 'type_de_logement_souhaite', 'nombre_d_enfants']) {
+    await db.schema.createIndex(`housing_requests_${column}_idx`).on('housing_requests').columns([column, 'id']).execute();
+  }
+  await db.schema
+    .createIndex('housing_requests_statut_date_idx')
+    .on('housing_requests')
+    .columns(['statut_de_la_demande', 'date_d_enregistrement'])
+    .execute();
+  // Existing rows: the app fills search_text for every write; rows written before this migration get it here.
+  await sql`update housing_requests set search_text = lower(numero_unique || ' ' || prenom || ' ' || nom || ' ' || email), nom_tri = lower(nom), prenom_tri = lower(prenom)`.execute(db);
+}

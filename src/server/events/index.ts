@@ -1,0 +1,88 @@
+import { EventEmitter } from 'node:events';
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+
+/** A status change, as every open list and detail page hears it. */
+export interface StatutChange {
+  numeroUnique: string;
+  statutDeLaDemande: string;
+  de: string | null;
+  date: string;
+}
+
+/** Publishes status changes to every server instance; each instance hands them to its SSE clients. */
+export interface EventBus {
+  publish(event: StatutChange): Promise<void>;
+  subscribe(listener: (event: StatutChange) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** One process (SQLite): an in-memory emitter is enough. */
+export class LocalBus implements EventBus {
+  protected readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  async publish(event: StatutChange): Promise<void> {
+    this.emitter.emit('statut', event);
+  }
+
+  subscribe(listener: (event: StatutChange) => void): () => void {
+    this.emitter.on('statut', listener);
+    return () => this.emitter.off('statut', listener);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}
+
+const CHANNEL = 'qv_statut';
+
+/**
+ * PostgreSQL: NOTIFY reaches every instance LISTENing on the channel, this one included, so a change
+ * made through any instance shows on the lists open on all of them. The listening connection is
+ * re-opened if it drops.
+ */
+export class PostgresBus extends LocalBus {
+  private client: pg.Client | null = null;
+  private closed = false;
+  private readonly pool: pg.Pool;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    super();
+    this.pool = new pg.Pool({ connectionString: url, max: 2 });
+  }
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('notification', (message) => {
+      if (message.channel !== CHANNEL || !message.payload) return;
+      try {
+        this.emitter.emit('statut', JSON.parse(message.payload) as StatutChange);
+      } catch (error) {
+        this.log.warn({ err: error }, 'notification illisible');
+      }
+    });
+    client.on('error', (error) => {
+      this.log.error({ err: error }, 'connexion LISTEN perdue, reconnexion');
+      this.client = null;
+      if (!this.closed) setTimeout(() => void this.start().catch(() => undefined), 1000);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.client = client;
+  }
+
+  override async publish(event: StatutChange): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
+  }
+
+  override async close(): Promise<void> {
+    this.closed = true;
+    await super.close();
+    await this.client?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,282 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, createTestApp, demande, multipart, SAMPLES, type TestContext } from './helpers.js';
+
+let ctx: TestContext;
+let manager: Awaited<ReturnType<typeof createAccount>>;
+let admin: Awaited<ReturnType<typeof createAccount>>;
+let habitant: Awaited<ReturnType<typeof createAccount>>;
+let owner: Awaited<ReturnType<typeof createAccount>>;
+const keys: Record<string, string> = {};
+
+async function create(body: Record<string, unknown>, cookie?: string) {
+  const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: body, headers: cookie ? { cookie } : {} });
+  expect(res.statusCode).toBe(201);
+  keys[res.json().data.numeroUnique] = res.json().data.accessKey;
+  return res.json().data;
+}
+
+const list = (query: string, cookie = manager.cookie) => ctx.app.inject({ method: 'GET', url: `/app/api/logement?${query}`, headers: { cookie } });
+const numeros = (res: { json(): { data: { numeroUnique: string }[] } }) => res.json().data.map((d) => d.numeroUnique);
+
+beforeAll(async () => {
+  ctx = await createTestApp();
+  manager = await createAccount(ctx, 'manager', { prenom: 'Maëlle', nom: 'Gestionnaire' });
+  admin = await createAccount(ctx, 'admin');
+  habitant = await createAccount(ctx, 'habitant');
+  owner = await createAccount(ctx, 'habitant');
+  // Twelve requests with distinct, sortable values.
+  const people = [
+    ['Hélène', 'Martin'],
+    ['Zoé', 'Bernard'],
+    ['Ali', 'Benali'],
+    ['Émile', 'Zola'],
+    ['Chloé', 'Dupont'],
+    ['Hugo', 'Lefèvre'],
+    ['Inès', 'Moreau'],
+    ['Jean', 'Petit'],
+    ['Karim', 'Roux'],
+    ['Léa', 'Simon'],
+    ['Marc', 'Thomas'],
+    ['Nina', 'Vidal'],
+  ];
+  for (const [i, [prenom, nom]] of people.entries()) {
+    await create(demande({ numeroUnique: `013list${String(i).padStart(5, '0')}`, prenom, nom, email: `${nom!.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()}@example.org`, nombreDEnfants: i % 4, motivations: i === 3 ? 'Près de l’école Saint-Exupéry' : 'Besoin' }), i === 0 ? owner.cookie : undefined);
+  }
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+describe('role matrix', () => {
+  const endpoints = [
+    ['GET', '/app/api/logement'],
+    ['GET', '/app/api/logement/all'],
+    ['GET', '/app/api/logement/export.csv'],
+    ['POST', '/app/api/logement/update/status'],
+    ['GET', '/app/api/evenements'],
+  ] as const;
+
+  it('answers 401 to anonymous and 403 to habitants and owners on every list and status endpoint', async () => {
+    for (const [method, url] of endpoints) {
+      const anonymous = await ctx.app.inject({ method, url, payload: method === 'POST' ? { logementId: '013list00000', newStatus: 'Attribué' } : undefined });
+      expect(anonymous.statusCode, `${method} ${url}`).toBe(401);
+      for (const who of [habitant, owner]) {
+        const res = await ctx.app.inject({ method, url, headers: { cookie: who.cookie }, payload: method === 'POST' ? { logementId: '013list00000', newStatus: 'Attribué' } : undefined });
+        expect(res.statusCode, `${method} ${url}`).toBe(403);
+        expect(res.json().error.message).toBe('Accès réservé aux gestionnaires de la mairie annexe.');
+      }
+    }
+    const row = await ctx.app.deps.db.selectFrom('housingRequests').select('statutDeLaDemande').where('numeroUnique', '=', '013list00000').executeTakeFirstOrThrow();
+    expect(row.statutDeLaDemande).toBe('En attente des documents');
+  });
+
+  it('lets managers and admins list, and get the map of all requests', async () => {
+    for (const who of [manager, admin]) {
+      expect((await list('', who.cookie)).statusCode).toBe(200);
+      const all = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/all', headers: { cookie: who.cookie } });
+      expect(Object.keys(all.json().data)).toHaveLength(12);
+      expect(all.json().data['013list00000']).toMatchObject({ prenom: 'Hélène', nom: 'Martin' });
+    }
+  });
+});
+
+describe('GET /logement (server-side search, sort, filter, pages)', () => {
+  it('defaults to the newest first, 10 a page, with the total', async () => {
+    const res = await list('');
+    expect(res.json().total).toBe(12);
+    expect(res.json().data).toHaveLength(10);
+    expect(numeros(res)[0]).toBe('013list00011');
+  });
+
+  it('searches every field, ignoring case and accents', async () => {
+    expect(numeros(await list('q=helene'))).toEqual(['013list00000']);
+    expect(numeros(await list('q=HÉLÈNE'))).toEqual(['013list00000']);
+    expect(numeros(await list('q=zola'))).toEqual(['013list00003']);
+    expect(numeros(await list(`q=${encodeURIComponent('saint exupery')}`))).toEqual(['013list00003']);
+    expect(numeros(await list('q=benali%40example'))).toEqual(['013list00002']);
+    expect((await list('q=personne')).json()).toEqual({ data: [], total: 0 });
+    // LIKE wildcards typed by a person are plain characters.
+    expect((await list('q=%25')).json().total).toBe(0);
+  });
+
+  it.each([
+    ['nom', 'asc', 'Benali', 'Zola'],
+    ['prenom', 'desc', 'Zoé', 'Ali'],
+    ['nom', 'desc', 'Zola', 'Benali'],
+    ['email', 'desc', 'zola@example.org', 'benali@example.org'],
+    ['numeroUnique', 'asc', '013list00000', '013list00011'],
+    ['dateDEnregistrement', 'asc', '013list00000', '013list00011'],
+  ] as const)('sorts on %s %s', async (sort, order, first, last) => {
+    const res = await list(`sort=${sort}&order=${order}&pageSize=100`);
+    const rows = res.json().data as Record<string, string>[];
+    const field = sort === 'dateDEnregistrement' ? 'numeroUnique' : sort;
+    expect(rows[0]![field]).toBe(first);
+    expect(rows.at(-1)![field]).toBe(last);
+  });
+
+  it('sorts statuses in the order of the steps, and filters on one', async () => {
+    await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013list00005', newStatus: 'Passage CAL' } });
+    await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013list00006', newStatus: 'Demande envoyée' } });
+    const byStatus = (await list('sort=statutDeLaDemande&order=desc&pageSize=5')).json().data;
+    expect(byStatus.slice(0, 2).map((d: { statutDeLaDemande: string }) => d.statutDeLaDemande)).toEqual(['Passage CAL', 'Demande envoyée']);
+    const filtered = await list(`status=${encodeURIComponent('Passage CAL')}`);
+    expect(filtered.json()).toMatchObject({ total: 1, data: [{ numeroUnique: '013list00005' }] });
+  });
+
+  it('pages from 1: the last page, a page beyond the end, and refuses sizes outside the list', async () => {
+    const last = await list('page=3&pageSize=5');
+    expect(last.json().data).toHaveLength(2);
+    expect(last.json().total).toBe(12);
+    const beyond = await list('page=9&pageSize=5');
+    expect(beyond.statusCode).toBe(200);
+    expect(beyond.json()).toEqual({ data: [], total: 12 });
+    for (const bad of ['pageSize=7', 'pageSize=1000', 'page=0', 'page=abc', 'sort=motdepasse', 'order=up', 'status=Inconnu']) {
+      const res = await list(bad);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().error.code).toBe('VALIDATION');
+    }
+    expect((await list('pageSize=7')).json().error.message).toBe('La taille de page doit être 5, 10, 25, 50, 100.');
+  });
+});
+
+describe('POST /logement/update/status', () => {
+  it('changes the status, records who, when and from what, e-mails the requester, and shows the history', async () => {
+    const before = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00001' });
+    expect(before.json().data.statutDeLaDemande).toBe('En attente des documents');
+    for (const newStatus of ['Attribué', 'En cours de traitement']) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013 LIST 00001', newStatus } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data.statutDeLaDemande).toBe(newStatus);
+    }
+    const row = await ctx.app.deps.db.selectFrom('housingRequests').selectAll().where('numeroUnique', '=', '013list00001').executeTakeFirstOrThrow();
+    expect(row.statutDeLaDemande).toBe('En cours de traitement');
+    const events = await ctx.app.deps.db.selectFrom('statusEvents').selectAll().where('housingRequestId', '=', row.id).orderBy('at').execute();
+    expect(events.map((e) => [e.fromStatus, e.toStatus, e.actorUserId])).toEqual([
+      [null, 'En attente des documents', null],
+      ['En attente des documents', 'Attribué', manager.uid],
+      ['Attribué', 'En cours de traitement', manager.uid],
+    ]);
+
+    const publicHistory = (await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00001/historique' })).json().data;
+    expect(publicHistory.map((h: { vers: string }) => h.vers)).toEqual(['En attente des documents', 'Attribué', 'En cours de traitement']);
+    expect(publicHistory[1]).not.toHaveProperty('par');
+    const managerHistory = (await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00001/historique', headers: { cookie: manager.cookie } })).json().data;
+    expect(managerHistory[1].par).toBe('Maëlle Gestionnaire');
+
+    await ctx.app.deps.mailer.idle();
+    const dir = path.join(ctx.dataDir, 'mail');
+    const mails = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/gu, ''));
+    const statusMails = mails.filter((m) => m.includes('To: bernard@example.org') && /nouveau statut/iu.test(m.replace(/=C3=A9/gu, 'é')));
+    expect(statusMails).toHaveLength(2);
+    expect(statusMails.some((m) => m.includes('http://quartier.test/logement/013list00001') && !m.includes('#cle='))).toBe(true);
+  });
+
+  it('refuses an unknown status (400) and an unknown request (404), changing nothing', async () => {
+    const bad = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013list00002', newStatus: 'Perdu' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.fields.newStatus).toMatch(/^Statut inconnu/u);
+    const missing = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013nobody0000', newStatus: 'Attribué' } });
+    expect(missing.statusCode).toBe(404);
+    const row = await ctx.app.deps.db.selectFrom('housingRequests').select('statutDeLaDemande').where('numeroUnique', '=', '013list00002').executeTakeFirstOrThrow();
+    expect(row.statutDeLaDemande).toBe('En attente des documents');
+  });
+});
+
+describe('managers read everything', () => {
+  it('opens the full detail and every document, and zips them all', async () => {
+    const body = await multipart([
+      { field: 'livret', name: 'livret.pdf', content: SAMPLES.pdf },
+      { field: 'identity', name: 'carte.png', content: SAMPLES.png },
+    ]);
+    await ctx.app.inject({ method: 'POST', url: '/app/api/logement/upload-files/013list00004', headers: { ...body.headers, 'x-access-key': keys['013list00004']! }, payload: body.payload });
+    const detail = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00004', headers: { cookie: manager.cookie } });
+    expect(detail.json().data.acces).toBe('complet');
+    const doc = detail.json().data.documents.livret[0];
+    const file = await ctx.app.inject({ method: 'GET', url: doc.fileUrl, headers: { cookie: manager.cookie } });
+    expect(file.rawPayload.equals(SAMPLES.pdf)).toBe(true);
+
+    const zip = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00004/documents.zip', headers: { cookie: manager.cookie } });
+    expect(zip.statusCode).toBe(200);
+    expect(zip.headers['content-type']).toBe('application/zip');
+    expect(zip.rawPayload.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+    const text = zip.rawPayload.toString('latin1');
+    expect(text).toContain('livret-1-livret.pdf');
+    expect(text).toContain('identity-1-carte.png');
+    // The stored (uncompressed) entries hold the files' own bytes.
+    expect(zip.rawPayload.includes(SAMPLES.pdf)).toBe(true);
+
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00004/documents.zip', headers: { cookie: habitant.cookie } })).statusCode).toBe(403);
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00004/documents.zip' })).statusCode).toBe(403);
+  });
+});
+
+describe('CSV export', () => {
+  it('opens in French Excel: BOM, semicolons, dd/mm/yyyy, escaping of commas, semicolons, quotes and newlines', async () => {
+    await create(demande({ numeroUnique: '013csv000001', prenom: 'Anne, Marie', nom: 'D\'Arc; "la Pucelle"', motivations: 'ligne 1\nligne 2', numeroDeTelephone: '=1+1' }));
+    const res = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/export.csv?q=${encodeURIComponent('pucelle')}`, headers: { cookie: manager.cookie } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(String(res.headers['content-disposition'])).toMatch(/^attachment; filename="demandes-logement-\d{4}-\d{2}-\d{2}\.csv"$/u);
+    const bytes = res.rawPayload;
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = bytes.subarray(3).toString('utf8');
+    const [header, ...rest] = text.split('\r\n');
+    expect(header).toBe('Numéro unique;Date d’enregistrement;Statut;Prénom;Nom;E-mail;Téléphone;Adresse;Code postal;Ville;Enfants;Logement souhaité;Motivations;Commentaires');
+    const record = rest.join('\r\n');
+    expect(record).toMatch(/^013csv000001;\d{2}\/\d{2}\/\d{4};En attente des documents;"Anne, Marie";"D'Arc; ""la Pucelle""";/u);
+    expect(record).toContain('"ligne 1\nligne 2"');
+    expect(record).toContain(";'=1+1;");
+  });
+
+  it('exports the whole filtered list, in the list order', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/export.csv?sort=nom&order=asc', headers: { cookie: manager.cookie } });
+    const lines = res.rawPayload.subarray(3).toString('utf8').trim().split('\r\n');
+    expect(lines).toHaveLength(1 + 13);
+    expect(lines[1]).toContain(';Benali;');
+  });
+});
+
+describe('live updates (Server-Sent Events)', () => {
+  it('sends a status change to a manager’s list stream and to the detail page stream of that request only', async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+    const read = async (url: string, cookie?: string) => {
+      const controller = new AbortController();
+      const res = await fetch(url, { headers: cookie ? { cookie } : {}, signal: controller.signal });
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      const reader = res.body!.getReader();
+      let text = '';
+      return {
+        async until(predicate: (t: string) => boolean) {
+          while (!predicate(text)) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            text += new TextDecoder().decode(value);
+          }
+          return text;
+        },
+        text: () => text,
+        close: () => controller.abort(),
+      };
+    };
+    const all = await read(`${base}/app/api/evenements`, manager.cookie);
+    const one = await read(`${base}/app/api/evenements?numero=013list00008`);
+    const other = await read(`${base}/app/api/evenements?numero=013list00009`);
+    await all.until((t) => t.includes('retry:'));
+    await one.until((t) => t.includes('retry:'));
+    await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013list00008', newStatus: 'En attente' } });
+    const seenAll = await all.until((t) => t.includes('event: statut'));
+    const seenOne = await one.until((t) => t.includes('event: statut'));
+    for (const seen of [seenAll, seenOne]) {
+      const data = JSON.parse(/data: (.*)\n/u.exec(seen)![1]!);
+      expect(data).toMatchObject({ numeroUnique: '013list00008', statutDeLaDemande: 'En attente', de: 'En attente des documents' });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    expect(other.text()).not.toContain('event: statut');
+    all.close();
+    one.close();
+    other.close();
+  });
+});

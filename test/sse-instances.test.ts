@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp } from '../src/server/app.js';
+import { createAccount, createTestApp, demande, type TestContext } from './helpers.js';
+
+// Two server instances on one PostgreSQL: a change made through one reaches the SSE clients of the
+// other (LISTEN/NOTIFY). With SQLite one process serves everything, so this runs in CI's PostgreSQL pass.
+const onPostgres = Boolean(process.env.DATABASE_URL);
+let first: TestContext;
+let second: Awaited<ReturnType<typeof buildApp>>;
+
+beforeAll(async () => {
+  if (!onPostgres) return;
+  first = await createTestApp();
+  second = await buildApp(first.config, { logger: false, rateLimits: { create: false, upload: false, adresses: false, inscription: false, auth: false } });
+  await second.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  if (!onPostgres) return;
+  await second.close();
+  await first.close();
+});
+
+it.skipIf(!onPostgres)('sends a status change made on one instance to an SSE client of the other', async () => {
+  const manager = await createAccount(first, 'manager');
+  await first.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013instance01' }) });
+  const port = (second.server.address() as { port: number }).port;
+  const controller = new AbortController();
+  const res = await fetch(`http://127.0.0.1:${port}/app/api/evenements`, { headers: { cookie: manager.cookie }, signal: controller.signal });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes('retry:')) text += new TextDecoder().decode((await reader.read()).value);
+
+  const change = await first.app.inject({
+    method: 'POST',
+    url: '/app/api/logement/update/status',
+    headers: { cookie: manager.cookie },
+    payload: { logementId: '013instance01', newStatus: 'Passage CAL' },
+  });
+  expect(change.statusCode).toBe(200);
+  while (!text.includes('event: statut')) text += new TextDecoder().decode((await reader.read()).value);
+  expect(JSON.parse(/data: (.*)\n/u.exec(text)![1]!)).toMatchObject({ numeroUnique: '013instance01', statutDeLaDemande: 'Passage CAL' });
+  controller.abort();
+});
