@@ -5,8 +5,10 @@ import { defineConfig } from '@playwright/test';
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 const OIDC_PORT = PORT + 1;
 const APP_URL = `http://127.0.0.1:${PORT}`;
-// Each run starts on an empty embedded database of its own.
-const dataDir = path.join(os.tmpdir(), `qv-e2e-${process.pid}`);
+// Each run starts on an empty embedded database of its own (emptied when the server starts). The path
+// is the same in the runner and its workers, so tests can use the CLI on it (E2E_DATA_DIR).
+const dataDir = path.join(os.tmpdir(), `qv-e2e-${PORT}`);
+process.env.E2E_DATA_DIR = dataDir;
 
 export default defineConfig({
   testDir: 'e2e',

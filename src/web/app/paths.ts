@@ -11,6 +11,7 @@ export const paths = {
   utilisateurs: '/admin/utilisateurs',
   logement: '/logement',
   nouvelleDemande: '/logement/nouveau',
+  toutesLesDemandes: '/logement/list',
   demande: (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}`,
   technique: '/technique',
   nouveauSignalement: '/technique/nouveau',

@@ -34,6 +34,7 @@ export const router = createBrowserRouter([
         path: 'logement/nouveau',
         lazy: async () => ({ Component: (await import('../features/logement/NouvelleDemandePage.js')).NouvelleDemandePage }),
       },
+      { path: 'logement/list', lazy: async () => ({ Component: (await import('../features/gestion/ListePage.js')).ListePage }) },
       { path: 'logement/:numeroUnique', lazy: async () => ({ Component: (await import('../features/logement/DemandePage.js')).DemandePage }) },
       { path: 'technique', lazy: async () => ({ Component: (await import('../features/technique/TechniquePage.js')).TechniquePage }) },
       {

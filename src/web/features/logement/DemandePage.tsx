@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Card, Divider, Loader, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Divider, Loader, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import type { LogementComplet } from '../../../domain/logement.js';
@@ -16,6 +16,7 @@ import {
 import { paths } from '../../app/paths.js';
 import { ApiError } from '../../lib/api.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
+import { useHistorique, useStatutEnDirect } from '../gestion/api.js';
 import { useDemande } from './api.js';
 import { getCle, takeCleFromHash } from './cles.js';
 import { UploadBlocks } from './Documents.js';
@@ -40,7 +41,9 @@ export function DemandePage() {
       <Anchor component={Link} to={paths.logement} w="fit-content">
         ← Retour
       </Anchor>
-      <Title order={1}>Demande de logement n° {numero}</Title>
+      <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+        Demande de logement n° {numero}
+      </Title>
       {valid ? (
         <DemandeContent numero={numero} />
       ) : (
@@ -56,6 +59,8 @@ function DemandeContent({ numero }: { numero: string }) {
   // The key in the address (#cle=…) is kept on the device before the first fetch, then hidden.
   useState(() => takeCleFromHash(numero));
   const { data, error, isPending, refetch, isFetching } = useDemande(numero);
+  // A status changed by the town hall shows here without reloading.
+  useStatutEnDirect(numero);
 
   if (isPending) {
     return (
@@ -100,10 +105,16 @@ function DemandeContent({ numero }: { numero: string }) {
       <Card withBorder padding="lg">
         <ProgressBar statut={data.statutDeLaDemande} />
       </Card>
+      <Historique numero={numero} />
       {data.acces === 'complet' ? (
         <>
           <Details demande={data} />
           <Divider />
+          {Object.values(data.documents).some((list) => list.length > 0) && (
+            <Button component="a" href={`/app/api/logement/${encodeURIComponent(numero)}/documents.zip`} variant="outline" w="fit-content" download>
+              Tout télécharger (zip)
+            </Button>
+          )}
           <UploadBlocks demande={data} />
         </>
       ) : (
@@ -189,5 +200,30 @@ function Details({ demande: d }: { demande: LogementComplet }) {
         <Field label="Commentaires">{d.commentaires}</Field>
       </Section>
     </Stack>
+  );
+}
+
+const horodatage = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+
+/** The dated history of the status (managers also see who changed it). */
+function Historique({ numero }: { numero: string }) {
+  const { data } = useHistorique(numero);
+  if (!data || data.length === 0) return null;
+  return (
+    <section aria-labelledby="historique-titre">
+      <Title order={2} size="h4" id="historique-titre" mb="sm">
+        Historique
+      </Title>
+      <Timeline active={data.length - 1} bulletSize={14} lineWidth={2}>
+        {data.map((e, i) => (
+          <Timeline.Item key={`${e.date}-${i}`} title={e.de ? e.vers : `Demande enregistrée : ${e.vers}`}>
+            <Text size="sm" c="dimmed">
+              {horodatage.format(new Date(e.date))}
+              {e.par ? ` — ${e.par}` : ''}
+            </Text>
+          </Timeline.Item>
+        ))}
+      </Timeline>
+    </section>
   );
 }

@@ -1,5 +1,6 @@
 import { Anchor, Button, Card, Group, List, Stack, Text, Title } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
+import { isGestionnaire } from '../../../domain/compte.js';
 import { isValidNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
 import { paths } from '../../app/paths.js';
 import { NumeroLookup } from '../../components/NumeroLookup.js';
@@ -28,6 +29,11 @@ export function LogementHomePage() {
           </Anchor>
         )}
       </Group>
+      {moi && isGestionnaire(moi.userType) && (
+        <Button component={Link} to={paths.toutesLesDemandes} variant="outline" w="fit-content">
+          Toutes les demandes
+        </Button>
+      )}
       {moi && <MesDemandes />}
       <Text>
         Déposez votre demande de logement social auprès de la mairie annexe du Jas de Bouffan, puis suivez son avancement et envoyez vos
