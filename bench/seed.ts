@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { LogementCreation } from '../src/domain/logement.js';
 import { foldForSearch } from '../src/domain/normalise.js';
-import { STATUTS } from '../src/domain/statut.js';
+import { STATUTS, statutRang } from '../src/domain/statut.js';
 import type { Db } from '../src/server/db/index.js';
 import type { NewHousingRequest } from '../src/server/db/schema.js';
 import { hashAccessKey, newAccessKey } from '../src/server/features/logement/access.js';
@@ -56,6 +56,7 @@ export function generatedRequest(n: number): NewHousingRequest {
     searchText: searchTextOf({ ...creation, dateDEnregistrement: at, statutDeLaDemande: statut }),
     nomTri: foldForSearch(nom),
     prenomTri: foldForSearch(prenom),
+    statutRang: statutRang(statut),
   };
 }
 

@@ -139,6 +139,16 @@ describe('GET /logement (server-side search, sort, filter, pages)', () => {
     }
     expect((await list('pageSize=7')).json().error.message).toBe('La taille de page doit être 5, 10, 25, 50, 100.');
   });
+
+  it.each(['sort=nom&order=asc', 'sort=dateDEnregistrement&order=desc', 'sort=statutDeLaDemande&order=asc', 'q=example&sort=prenom&order=asc'])(
+    'gives pages that join into the whole ordered list (deep pages are read from the end): %s',
+    async (query) => {
+      const whole = numeros(await list(`${query}&pageSize=100`));
+      const pages = [];
+      for (let page = 1; page <= 3; page++) pages.push(...numeros(await list(`${query}&pageSize=5&page=${page}`)));
+      expect(pages).toEqual(whole);
+    },
+  );
 });
 
 describe('POST /logement/update/status', () => {

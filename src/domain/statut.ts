@@ -37,3 +37,8 @@ export function isStatut(value: unknown): value is Statut {
 export function etapeIndex(statut: Statut): number {
   return ETAPES.indexOf(statut);
 }
+
+/** The status's place in STATUTS: the six steps in order, then Refusé. */
+export function statutRang(statut: Statut): number {
+  return STATUTS.indexOf(statut);
+}

@@ -9,7 +9,7 @@ import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
 import { QUARTIER, VILLE } from '../domain/compte.js';
 import type { Config } from './config.js';
-import { migrate, openDatabase, type Db, type DbKind } from './db/index.js';
+import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
 import { errorBody, installErrorHandlers } from './errors.js';
 import { LocalBus, PostgresBus, type EventBus } from './events/index.js';
 import adressesRoutes from './features/adresses/routes.js';
@@ -107,6 +107,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await db.destroy();
   });
   await migrate(db);
+  const searchIndexProblem = await optimiseSearch(db, kind);
+  if (searchIndexProblem) app.log.warn({ reason: searchIndexProblem }, "index trigramme de recherche non créé : la recherche lira toute la table");
 
   const storage = new LocalStorage(path.join(config.dataDir, 'uploads'));
   await storage.init();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import * as m0001 from './migrations/0001_housing_requests.js';
@@ -102,6 +102,22 @@ export async function migrate(db: Db): Promise<void> {
   if (error || failed) {
     const cause = error instanceof Error ? error.message : String(error ?? '');
     throw new Error(`La migration ${failed?.migrationName ?? ''} a échoué : ${cause}`.trim());
+  }
+}
+
+/**
+ * PostgreSQL only: a trigram index lets the managers' search (`LIKE '%…%'`) use an index. pg_trgm is a
+ * trusted extension (a database owner may create it); where it is refused the search still works,
+ * by reading the table, and the start logs why.
+ */
+export async function optimiseSearch(db: Db, kind: DbKind): Promise<string | null> {
+  if (kind !== 'postgres') return null;
+  try {
+    await sql`create extension if not exists pg_trgm`.execute(db);
+    await sql`create index if not exists housing_requests_search_trgm_idx on housing_requests using gin (search_text gin_trgm_ops)`.execute(db);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }
 

@@ -39,6 +39,8 @@ export interface HousingRequestTable {
   /** nom and prenom folded, for sorting. */
   nomTri: string;
   prenomTri: string;
+  /** The status's place in STATUTS (steps in order, then Refusé), for sorting. */
+  statutRang: number;
 }
 
 export interface DocumentTable {

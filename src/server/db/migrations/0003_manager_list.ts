@@ -10,7 +10,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Names sort without regard to case or accents (Émile next to Emma, not after Zoé).
   await db.schema.alterTable('housing_requests').addColumn('nom_tri', 'text', (c) => c.notNull().defaultTo('')).execute();
   await db.schema.alterTable('housing_requests').addColumn('prenom_tri', 'text', (c) => c.notNull().defaultTo('')).execute();
-  for (const column of ['date_d_enregistrement', 'nom_tri', 'prenom_tri', 'email', 'statut_de_la_demande', 'type_de_logement_souhaite', 'nombre_d_enfants']) {
+  // The status's place among the steps (Refusé last): the list sorts statuses in that order, by index.
+  await db.schema.alterTable('housing_requests').addColumn('statut_rang', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  for (const column of ['date_d_enregistrement', 'nom_tri', 'prenom_tri', 'email', 'statut_rang', 'type_de_logement_souhaite', 'nombre_d_enfants']) {
     await db.schema.createIndex(`housing_requests_${column}_idx`).on('housing_requests').columns([column, 'id']).execute();
   }
   await db.schema
@@ -20,4 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // Existing rows: the app fills search_text for every write; rows written before this migration get it here.
   await sql`update housing_requests set search_text = lower(numero_unique || ' ' || prenom || ' ' || nom || ' ' || email), nom_tri = lower(nom), prenom_tri = lower(prenom)`.execute(db);
+  const ranks = ['En attente des documents', 'En cours de traitement', 'Demande envoyée', 'En attente', 'Passage CAL', 'Attribué', 'Refusé'];
+  for (const [rank, statut] of ranks.entries()) {
+    await sql`update housing_requests set statut_rang = ${rank} where statut_de_la_demande = ${statut}`.execute(db);
+  }
 }

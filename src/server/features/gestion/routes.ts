@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { isValidNumeroUnique, normaliseNumeroUnique } from '../../../domain/normalise.js';
 import { labelOf, TYPES_DE_LOGEMENT } from '../../../domain/options.js';
-import { isStatut, STATUTS } from '../../../domain/statut.js';
+import { isStatut, STATUTS, statutRang } from '../../../domain/statut.js';
 import { sessionUser, type SessionUser } from '../../auth/index.js';
 import type { Database, HousingRequestRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
@@ -25,7 +25,7 @@ const SORT_COLUMN = {
   nom: 'nomTri',
   prenom: 'prenomTri',
   email: 'email',
-  statutDeLaDemande: 'statutDeLaDemande',
+  statutDeLaDemande: 'statutRang',
   typeDeLogementSouhaite: 'typeDeLogementSouhaite',
   nombreDEnfants: 'nombreDEnfants',
 } as const satisfies Record<(typeof SORTS)[number], string>;
@@ -113,6 +113,11 @@ export async function requireGestionnaire(app: FastifyInstance, request: Fastify
 export default async function gestionRoutes(app: FastifyInstance): Promise<void> {
   const { db, mailer, config, bus } = app.deps;
 
+  async function count(q: ListQuery): Promise<number> {
+    const { total } = await filtered(db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number | string>().as('total')), q).executeTakeFirstOrThrow();
+    return Number(total);
+  }
+
   function parseList(request: FastifyRequest): ListQuery {
     const parsed = listQuery.safeParse(request.query);
     if (!parsed.success) {
@@ -126,24 +131,34 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
     await requireGestionnaire(app, request);
     const q = parseList(request);
     const base = db.selectFrom('housingRequests');
-    const { total } = await filtered(base.select((eb) => eb.fn.countAll<number | string>().as('total')), q).executeTakeFirstOrThrow();
-    let rows = filtered(base.select([...LIST_COLUMNS]), q);
-    if (q.sort === 'statutDeLaDemande') {
-      // Status sorts in the order of the steps, not alphabetically.
-      const order = sql<number>`case statut_de_la_demande ${sql.join(
-        STATUTS.map((s, i) => sql`when ${s} then ${i}`),
-        sql` `,
-      )} end`;
-      rows = rows.orderBy(order, q.order);
-    } else {
-      rows = rows.orderBy(SORT_COLUMN[q.sort], q.order);
+    const column = SORT_COLUMN[q.sort];
+    const offset = (q.page - 1) * q.pageSize;
+
+    if (q.q) {
+      // A search reads every row anyway: one pass gives the page and the total (window count).
+      const rows = await filtered(base.select([...LIST_COLUMNS, sql<number | string>`count(*) over ()`.as('total')]), q)
+        .orderBy(column, q.order)
+        .orderBy('id', q.order)
+        .limit(q.pageSize)
+        .offset(offset)
+        .execute();
+      const total = rows.length > 0 ? Number(rows[0]!.total) : await count(q);
+      return { data: rows.map(({ total: _total, ...row }) => row), total };
     }
-    const data = await rows
-      .orderBy('id', q.order)
-      .limit(q.pageSize)
-      .offset((q.page - 1) * q.pageSize)
+
+    const total = await count(q);
+    if (offset >= total) return { data: [], total };
+    // Deep pages are read from the other end: OFFSET 99,990 would walk the whole index.
+    const fromEnd = offset > total / 2;
+    const order = fromEnd ? (q.order === 'asc' ? 'desc' : 'asc') : q.order;
+    const limit = fromEnd ? Math.min(q.pageSize, total - offset) : q.pageSize;
+    const rows = await filtered(base.select([...LIST_COLUMNS]), q)
+      .orderBy(column, order)
+      .orderBy('id', order)
+      .limit(limit)
+      .offset(fromEnd ? total - offset - limit : offset)
       .execute();
-    return { data, total: Number(total) };
+    return { data: fromEnd ? rows.reverse() : rows, total };
   });
 
   app.get('/logement/all', async (request) => {
@@ -175,7 +190,7 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
       const full = toComplet(updated, []);
       await trx
         .updateTable('housingRequests')
-        .set({ statutDeLaDemande: newStatus, updatedAt: at, searchText: searchTextOf(full) })
+        .set({ statutDeLaDemande: newStatus, statutRang: statutRang(newStatus), updatedAt: at, searchText: searchTextOf(full) })
         .where('id', '=', row.id)
         .execute();
       await trx

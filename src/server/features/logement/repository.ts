@@ -12,7 +12,7 @@ import {
   SITUATIONS_FAMILIALES,
   TYPES_DE_LOGEMENT,
 } from '../../../domain/options.js';
-import { STATUT_INITIAL, type Statut } from '../../../domain/statut.js';
+import { STATUT_INITIAL, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db } from '../../db/index.js';
 import type { DocumentRow, HousingRequestRow, NewHousingRequest } from '../../db/schema.js';
 
@@ -154,6 +154,7 @@ export async function insertLogement(
     searchText: searchTextOf({ ...input, dateDEnregistrement: at, statutDeLaDemande: STATUT_INITIAL }),
     nomTri: foldForSearch(input.nom),
     prenomTri: foldForSearch(input.prenom),
+    statutRang: statutRang(STATUT_INITIAL),
   };
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('housingRequests').values(row).execute();
