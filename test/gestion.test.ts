@@ -97,8 +97,11 @@ describe('GET /logement (server-side search, sort, filter, pages)', () => {
     expect(numeros(await list(`q=${encodeURIComponent('saint exupery')}`))).toEqual(['013list00003']);
     expect(numeros(await list('q=benali%40example'))).toEqual(['013list00002']);
     expect((await list('q=personne')).json()).toEqual({ data: [], total: 0 });
-    // LIKE wildcards typed by a person are plain characters.
+    // LIKE wildcards and quotes typed by a person are plain characters.
     expect((await list('q=%25')).json().total).toBe(0);
+    expect((await list('q=%25%25%25')).json().total).toBe(0);
+    expect((await list(`q=${encodeURIComponent('"hel OR x*')}`)).json()).toEqual({ data: [], total: 0 });
+    expect(numeros(await list(`q=${encodeURIComponent('ène mar')}`))).toEqual(['013list00000']);
   });
 
   it.each([

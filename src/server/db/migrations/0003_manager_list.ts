@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * The managers' list (issue 5) on 100,000 requests: a folded copy of every searchable field (case and
@@ -25,5 +25,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   const ranks = ['En attente des documents', 'En cours de traitement', 'Demande envoyée', 'En attente', 'Passage CAL', 'Attribué', 'Refusé'];
   for (const [rank, statut] of ranks.entries()) {
     await sql`update housing_requests set statut_rang = ${rank} where statut_de_la_demande = ${statut}`.execute(db);
+  }
+
+  if (db.getExecutor().adapter instanceof SqliteAdapter) {
+    // SQLite: a trigram full-text index answers LIKE '%…%' without reading the table (PostgreSQL gets a
+    // pg_trgm index at start, see optimiseSearch). Kept in step with housing_requests by triggers.
+    await sql`create virtual table housing_search using fts5(id unindexed, search_text, tokenize = 'trigram')`.execute(db);
+    await sql`insert into housing_search (id, search_text) select id, search_text from housing_requests`.execute(db);
+    await sql`create trigger housing_search_insert after insert on housing_requests begin
+      insert into housing_search (id, search_text) values (new.id, new.search_text); end`.execute(db);
+    await sql`create trigger housing_search_update after update of search_text on housing_requests begin
+      update housing_search set search_text = new.search_text where id = new.id; end`.execute(db);
+    await sql`create trigger housing_search_delete after delete on housing_requests begin
+      delete from housing_search where id = old.id; end`.execute(db);
   }
 }

@@ -8,6 +8,7 @@ import { isValidNumeroUnique, normaliseNumeroUnique } from '../../../domain/norm
 import { labelOf, TYPES_DE_LOGEMENT } from '../../../domain/options.js';
 import { isStatut, STATUTS, statutRang } from '../../../domain/statut.js';
 import { sessionUser, type SessionUser } from '../../auth/index.js';
+import type { DbKind } from '../../db/index.js';
 import type { Database, HousingRequestRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import type { StatutChange } from '../../events/index.js';
@@ -82,12 +83,26 @@ function escapeLike(term: string): string {
   return term.replace(/[\\%_]/gu, (c) => `\\${c}`);
 }
 
-/** Search (every word, anywhere in the folded text) and status filter. */
-function filtered<O>(query: SelectQueryBuilder<Database, 'housingRequests', O>, q: ListQuery): SelectQueryBuilder<Database, 'housingRequests', O> {
+/**
+ * Search (every word, anywhere in the folded text) and status filter. On SQLite, words of 3 letters or
+ * more go through the trigram index (migration 0003); on PostgreSQL the pg_trgm index serves LIKE itself.
+ */
+function filtered<O>(
+  query: SelectQueryBuilder<Database, 'housingRequests', O>,
+  q: ListQuery,
+  kind: DbKind,
+): SelectQueryBuilder<Database, 'housingRequests', O> {
   let out = query;
   if (q.status) out = out.where('statutDeLaDemande', '=', q.status);
   const words = q.q ? foldWords(q.q) : [];
-  for (const word of words) out = out.where(sql<boolean>`search_text like ${`%${escapeLike(word)}%`} escape '\\'`);
+  for (const word of words) {
+    const pattern = `%${escapeLike(word)}%`;
+    out =
+      kind === 'sqlite' && [...word].length >= 3
+        ? // A quoted phrase in a trigram table matches anywhere in the text, like LIKE '%word%', by index.
+          out.where(sql<boolean>`id in (select id from housing_search where housing_search match ${`"${word.replace(/"/gu, '""')}"`})`)
+        : out.where(sql<boolean>`search_text like ${pattern} escape '\\'`);
+  }
   return out;
 }
 
@@ -111,10 +126,10 @@ export async function requireGestionnaire(app: FastifyInstance, request: Fastify
 }
 
 export default async function gestionRoutes(app: FastifyInstance): Promise<void> {
-  const { db, mailer, config, bus } = app.deps;
+  const { db, mailer, config, bus, dbKind } = app.deps;
 
   async function count(q: ListQuery): Promise<number> {
-    const { total } = await filtered(db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number | string>().as('total')), q).executeTakeFirstOrThrow();
+    const { total } = await filtered(db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number | string>().as('total')), q, dbKind).executeTakeFirstOrThrow();
     return Number(total);
   }
 
@@ -136,7 +151,7 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
 
     if (q.q) {
       // A search reads every row anyway: one pass gives the page and the total (window count).
-      const rows = await filtered(base.select([...LIST_COLUMNS, sql<number | string>`count(*) over ()`.as('total')]), q)
+      const rows = await filtered(base.select([...LIST_COLUMNS, sql<number | string>`count(*) over ()`.as('total')]), q, dbKind)
         .orderBy(column, q.order)
         .orderBy('id', q.order)
         .limit(q.pageSize)
@@ -152,7 +167,7 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
     const fromEnd = offset > total / 2;
     const order = fromEnd ? (q.order === 'asc' ? 'desc' : 'asc') : q.order;
     const limit = fromEnd ? Math.min(q.pageSize, total - offset) : q.pageSize;
-    const rows = await filtered(base.select([...LIST_COLUMNS]), q)
+    const rows = await filtered(base.select([...LIST_COLUMNS]), q, dbKind)
       .orderBy(column, order)
       .orderBy('id', order)
       .limit(limit)
@@ -226,7 +241,7 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
   app.get('/logement/export.csv', async (request, reply) => {
     await requireGestionnaire(app, request);
     const q = parseList(request);
-    const query = filtered(db.selectFrom('housingRequests').selectAll(), q).orderBy(SORT_COLUMN[q.sort], q.order).orderBy('id', q.order);
+    const query = filtered(db.selectFrom('housingRequests').selectAll(), q, dbKind).orderBy(SORT_COLUMN[q.sort], q.order).orderBy('id', q.order);
     // French Excel: UTF-8 with BOM, semicolons, dd/mm/yyyy. Rows stream from the database.
     const csv = stringify({
       bom: true,
