@@ -149,8 +149,9 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
     const column = SORT_COLUMN[q.sort];
     const offset = (q.page - 1) * q.pageSize;
 
-    if (q.q) {
-      // A search reads every row anyway: one pass gives the page and the total (window count).
+    if (q.q && dbKind === 'sqlite') {
+      // SQLite: the matches come from the trigram index; one pass gives the page and the total (window
+      // count). PostgreSQL plans better with the two queries below (bitmap count, index-ordered page).
       const rows = await filtered(base.select([...LIST_COLUMNS, sql<number | string>`count(*) over ()`.as('total')]), q, dbKind)
         .orderBy(column, q.order)
         .orderBy('id', q.order)
