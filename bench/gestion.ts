@@ -11,123 +11,22 @@
 // 3. GET /app/api/logement/export.csv of every row: time, bytes, server peak RSS growth sampled every
 //    5 ms from a worker thread (target <= 50 MB).
 // Ports: the first two free ones in 3950-3960 (BENCH_PORT moves the range). Loopback only.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { migrate, openDatabase } from '../src/server/db/index.js';
 import { freshDatabaseUrl } from '../test/db.js';
 import { generatedRequest, seedRequests } from './seed.js';
+import type { ChildProcess } from 'node:child_process';
+import { freePorts, rssKb, rssSampler, startServer, stopServer, waitFor } from './server.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
 const WARMUP = 5;
 const SAMPLES = 50;
 const CHANGES = 30;
-const FIRST_PORT = Number(process.env.BENCH_PORT ?? 3950);
-
-// ---------------------------------------------------------------------------------------------------
-// Processes and ports
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
-async function freePorts(count: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let port = FIRST_PORT; port <= FIRST_PORT + 10 && out.length < count; port += 1) {
-    if (await portFree(port)) out.push(port);
-  }
-  if (out.length < count) throw new Error(`no ${count} free ports in ${FIRST_PORT}-${FIRST_PORT + 10}`);
-  return out;
-}
-
-function startServer(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitFor(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`server exited (code ${child.exitCode}) before answering at ${url}`);
-    try {
-      const r = await fetch(url);
-      await r.arrayBuffer();
-      if (r.status < 500) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server did not answer at ${url}`);
-}
-
-function rssKb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/u.exec(status)?.[1] ?? 0);
-}
-
-/**
- * Samples VmRSS of `pid` every 5 ms on a worker thread, so that the sampling keeps its pace while
- * the main thread is busy reading the download. stop() returns the peak (kB) and the sample count.
- */
-function rssSampler(pid: number): { stop(): Promise<{ peakKb: number; samples: number }> } {
-  const code = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    const fs = require('node:fs');
-    let peak = 0, samples = 0;
-    const sample = () => {
-      try {
-        const kb = Number(/VmRSS:\\s+(\\d+)/u.exec(fs.readFileSync('/proc/' + workerData.pid + '/status', 'utf8'))?.[1] ?? 0);
-        if (kb > peak) peak = kb;
-        samples += 1;
-      } catch { /* process gone */ }
-    };
-    sample();
-    const timer = setInterval(sample, 5);
-    parentPort.on('message', () => {
-      clearInterval(timer);
-      sample();
-      parentPort.postMessage({ peakKb: peak, samples });
-      parentPort.close();
-    });
-  `;
-  const worker = new Worker(code, { eval: true, workerData: { pid } });
-  return {
-    stop: () =>
-      new Promise((resolve, reject) => {
-        worker.once('message', (m: { peakKb: number; samples: number }) => {
-          void worker.terminate();
-          resolve(m);
-        });
-        worker.once('error', reject);
-        worker.postMessage('stop');
-      }),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Figures

@@ -4,50 +4,20 @@
 // 1. GET /app/api/logement/:numeroUnique on 10,000 requests vs a bare node:http server sending the
 //    same bytes from memory (autocannon, 50 connections): requests/s, p99, ratio.
 // 2. Peak RSS growth of the server while one 10 MB upload streams.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { ChildProcess } from 'node:child_process';
 import { migrate, openDatabase } from '../src/server/db/index.js';
 import { freshDatabaseUrl } from '../test/db.js';
 import { generatedRequest, seedRequests } from './seed.js';
+import { rssKb, startServer, stopServer, waitFor } from './server.js';
 import { printWebSize } from './web-size.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REQUESTS = 10_000;
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
-
-function startServer(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}
-
-async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    try {
-      const r = await fetch(url);
-      if (r.status < 500) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server did not answer at ${url}`);
-}
-
-function rssKb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/u.exec(status)?.[1] ?? 0);
-}
 
 function cannon(url: string, duration = DURATION_S): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
@@ -78,7 +48,7 @@ async function main() {
   });
   const kind = db.url ? 'PostgreSQL' : 'SQLite';
   try {
-    await waitFor(`${base}/app/api/logement/013000000`);
+    await waitFor(`${base}/app/api/logement/013000000`, server);
     console.log(`database: ${kind}, ${REQUESTS} requests seeded in ${seconds.toFixed(1)} s`);
 
     const target = numeros[Math.floor(numeros.length / 2)];
@@ -135,8 +105,7 @@ async function main() {
     peak = Math.max(peak, rssKb(server.pid!));
     console.log(`upload of one 10 MB file: HTTP ${up.status} in ${elapsed} ms; server RSS ${(before / 1024).toFixed(1)} MB before, peak growth ${((peak - before) / 1024).toFixed(1)} MB (target <= 30 MB)`);
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await stopServer(server);
     await db.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -111,9 +111,11 @@ describe('GET /logement (server-side search, sort, filter, pages)', () => {
     ['email', 'desc', 'zola@example.org', 'benali@example.org'],
     ['numeroUnique', 'asc', '013list00000', '013list00011'],
     ['dateDEnregistrement', 'asc', '013list00000', '013list00011'],
+    ['nombreDEnfants', 'desc', 3, 0],
+    ['typeDeLogementSouhaite', 'asc', 'studio', 'studio'],
   ] as const)('sorts on %s %s', async (sort, order, first, last) => {
     const res = await list(`sort=${sort}&order=${order}&pageSize=100`);
-    const rows = res.json().data as Record<string, string>[];
+    const rows = res.json().data as Record<string, string | number>[];
     const field = sort === 'dateDEnregistrement' ? 'numeroUnique' : sort;
     expect(rows[0]![field]).toBe(first);
     expect(rows.at(-1)![field]).toBe(last);

@@ -145,6 +145,20 @@ export interface EvenementStatut {
   par?: string;
 }
 
+/** A row of the managers' list: what a manager scans, not the whole file. */
+export interface LigneDemande {
+  id: string;
+  numeroUnique: string;
+  prenom: string;
+  nom: string;
+  email: string;
+  numeroDeTelephone: string;
+  typeDeLogementSouhaite: string;
+  nombreDEnfants: number;
+  dateDEnregistrement: string;
+  statutDeLaDemande: Statut;
+}
+
 /** What anyone who knows the numéro sees. */
 export interface LogementStatutVue {
   acces: 'statut';

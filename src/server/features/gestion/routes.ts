@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { isGestionnaire } from '../../../domain/compte.js';
+import type { LigneDemande } from '../../../domain/logement.js';
 import { isValidNumeroUnique, normaliseNumeroUnique } from '../../../domain/normalise.js';
 import { labelOf, TYPES_DE_LOGEMENT } from '../../../domain/options.js';
 import { isStatut, STATUTS, statutRang } from '../../../domain/statut.js';
@@ -52,20 +53,7 @@ const statusBody = z.object({
   newStatus: z.string({ error: 'newStatus est obligatoire.' }).refine(isStatut, { error: `Statut inconnu : choisissez parmi ${STATUTS.join(', ')}.` }),
 });
 
-/** The list's row: what a manager scans, not the whole file. */
-export interface LigneDemande {
-  id: string;
-  numeroUnique: string;
-  prenom: string;
-  nom: string;
-  email: string;
-  numeroDeTelephone: string;
-  typeDeLogementSouhaite: string;
-  nombreDEnfants: number;
-  dateDEnregistrement: string;
-  statutDeLaDemande: string;
-}
-
+/** The columns of a LigneDemande (src/domain/logement.ts). */
 const LIST_COLUMNS = [
   'id',
   'numeroUnique',
@@ -77,7 +65,7 @@ const LIST_COLUMNS = [
   'nombreDEnfants',
   'dateDEnregistrement',
   'statutDeLaDemande',
-] as const;
+] as const satisfies readonly (keyof LigneDemande)[];
 
 function escapeLike(term: string): string {
   return term.replace(/[\\%_]/gu, (c) => `\\${c}`);

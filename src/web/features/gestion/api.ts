@@ -1,21 +1,10 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import type { EvenementStatut } from '../../../domain/logement.js';
+import type { EvenementStatut, LigneDemande } from '../../../domain/logement.js';
+
+export type { LigneDemande };
 import type { Statut } from '../../../domain/statut.js';
 import { apiFetch, postJson } from '../../lib/api.js';
-
-export interface LigneDemande {
-  id: string;
-  numeroUnique: string;
-  prenom: string;
-  nom: string;
-  email: string;
-  numeroDeTelephone: string;
-  typeDeLogementSouhaite: string;
-  nombreDEnfants: number;
-  dateDEnregistrement: string;
-  statutDeLaDemande: Statut;
-}
 
 export interface ListeParams {
   q: string;
