@@ -1,30 +1,14 @@
-// A local OpenID provider for the browser tests' "Connexion avec Google" (panva's oidc-provider,
-// development interactions: any login, then a consent page). Loopback only.
-import http from 'node:http';
-import Provider from 'oidc-provider';
+// The local OpenID provider of the browser tests' "Connexion avec Google" (see test/oidc.ts).
+import { startOidcProvider } from '../test/oidc.js';
 
-const port = Number(process.env.OIDC_PORT ?? 3211);
 const appUrl = process.env.APP_URL ?? 'http://127.0.0.1:3210';
-const issuer = `http://127.0.0.1:${port}`;
-
-const provider = new Provider(issuer, {
-  clients: [
-    {
-      client_id: 'quartier-vivant-e2e',
-      client_secret: 'secret-e2e',
-      redirect_uris: [`${appUrl}/app/api/auth/callback/google`],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-    },
-  ],
-  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name'] },
-  findAccount: async (_ctx, sub) => ({
-    accountId: sub,
-    claims: async () => ({ sub, email: `${sub}@example.org`, email_verified: true, name: 'Bernard Sophie', given_name: 'Sophie', family_name: 'Bernard' }),
-  }),
-  features: { devInteractions: { enabled: true } },
+const { issuer } = await startOidcProvider({
+  port: Number(process.env.OIDC_PORT ?? 3211),
+  clientId: 'quartier-vivant-e2e',
+  clientSecret: 'secret-e2e',
+  redirectUri: `${appUrl}/app/api/auth/callback/google`,
+  name: 'Bernard Sophie',
+  givenName: 'Sophie',
+  familyName: 'Bernard',
 });
-
-http.createServer(provider.callback()).listen(port, '127.0.0.1', () => {
-  process.stdout.write(`OpenID provider on ${issuer}\n`);
-});
+process.stdout.write(`OpenID provider on ${issuer}\n`);

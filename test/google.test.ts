@@ -1,38 +1,24 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from './helpers.js';
+import { startOidcProvider } from './oidc.js';
 
 // A real OpenID provider (panva's oidc-provider) on loopback stands in for Google: the whole
 // authorization-code flow with PKCE runs, nothing of the auth code is stubbed.
 const ORIGIN = 'http://quartier.test';
-let server: http.Server;
+let provider: Awaited<ReturnType<typeof startOidcProvider>>;
 let issuer: string;
 let ctx: TestContext;
 
 beforeAll(async () => {
-  server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'quartier-vivant',
-        client_secret: 'un-secret-de-test',
-        redirect_uris: [`${ORIGIN}/app/api/auth/callback/google`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      },
-    ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name'] },
-    findAccount: async (_ctx, sub) => ({
-      accountId: sub,
-      claims: async () => ({ sub, email: `${sub}@example.org`, email_verified: true, name: 'Dupont Marie Claire', given_name: 'Marie', family_name: 'Dupont' }),
-    }),
-    features: { devInteractions: { enabled: true } },
+  provider = await startOidcProvider({
+    clientId: 'quartier-vivant',
+    clientSecret: 'un-secret-de-test',
+    redirectUri: `${ORIGIN}/app/api/auth/callback/google`,
+    name: 'Dupont Marie Claire',
+    givenName: 'Marie',
+    familyName: 'Dupont',
   });
-  server.on('request', provider.callback());
+  issuer = provider.issuer;
   ctx = await createTestApp({
     GOOGLE_CLIENT_ID: 'quartier-vivant',
     GOOGLE_CLIENT_SECRET: 'un-secret-de-test',
@@ -42,7 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ctx.close();
-  server.close();
+  await provider.close();
 });
 
 /** A tiny cookie jar for the provider's own session cookies. */
