@@ -188,6 +188,27 @@ describe('POST /logement/update/status', () => {
     expect(statusMails.some((m) => m.includes('http://quartier.test/logement/013list00001') && !m.includes('#cle='))).toBe(true);
   });
 
+  it('keeps the history a chain when managers change one request at the same instant', async () => {
+    const targets = ['En cours de traitement', 'Demande envoyée', 'En attente', 'Passage CAL', 'Attribué', 'Refusé'];
+    const results = await Promise.all(
+      targets.map((newStatus) =>
+        ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013list00010', newStatus } }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(targets.map(() => 200));
+    const row = await ctx.app.deps.db.selectFrom('housingRequests').selectAll().where('numeroUnique', '=', '013list00010').executeTakeFirstOrThrow();
+    const events = await ctx.app.deps.db.selectFrom('statusEvents').selectAll().where('housingRequestId', '=', row.id).execute();
+    // Follow from → to from the creation: every change must start where the previous one ended.
+    const remaining = [...events];
+    let current: string | null = null;
+    while (remaining.length > 0) {
+      const next = remaining.findIndex((e) => e.fromStatus === current);
+      expect(next, `no step starts from ${current}`).toBeGreaterThanOrEqual(0);
+      current = remaining.splice(next, 1)[0]!.toStatus;
+    }
+    expect(current).toBe(row.statutDeLaDemande);
+  });
+
   it('refuses an unknown status (400) and an unknown request (404), changing nothing', async () => {
     const bad = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: '013list00002', newStatus: 'Perdu' } });
     expect(bad.statusCode).toBe(400);

@@ -100,7 +100,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   });
 
-  const { db, kind } = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const { db, kind } = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onIdleError: (error) => app.log.warn({ err: error }, 'connexion inactive à la base perdue'),
+  });
   app.addHook('onClose', async () => {
     await app.deps.mailer.idle();
     await app.deps.bus.close();

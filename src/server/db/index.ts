@@ -79,9 +79,12 @@ export interface DbHandle {
 }
 
 /** Opens the database: PostgreSQL when a URL is given, else the SQLite file `dataDir/app.db`. */
-export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): DbHandle {
+export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; onIdleError?: (error: Error) => void }): DbHandle {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle connection that dies (database restart, network cut) must not crash the process: the pool
+    // drops it and the next query opens a new one.
+    pool.on('error', (error) => options.onIdleError?.(error));
     return { kind: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }), plugins: [new NamingPlugin()] }) };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });

@@ -53,6 +53,7 @@ export class PostgresBus extends LocalBus {
   ) {
     super();
     this.pool = new pg.Pool({ connectionString: url, max: 2 });
+    this.pool.on('error', (error) => this.log.warn({ err: error }, 'connexion inactive perdue (publication)'));
   }
 
   async start(): Promise<void> {
@@ -66,9 +67,10 @@ export class PostgresBus extends LocalBus {
       }
     });
     client.on('error', (error) => {
+      if (this.closed) return;
       this.log.error({ err: error }, 'connexion LISTEN perdue, reconnexion');
       this.client = null;
-      if (!this.closed) setTimeout(() => void this.start().catch(() => undefined), 1000);
+      setTimeout(() => void this.start().catch(() => undefined), 1000);
     });
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);

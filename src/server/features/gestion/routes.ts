@@ -183,11 +183,14 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
     const at = new Date().toISOString();
     const result = await db.transaction().execute(async (trx) => {
       // SPEC: logementId is the numéro unique; the request's id is accepted too.
-      const row = await trx
+      let query = trx
         .selectFrom('housingRequests')
         .selectAll()
-        .where((eb) => eb.or([eb('numeroUnique', '=', isValidNumeroUnique(numero) ? numero : ''), eb('id', '=', logementId)]))
-        .executeTakeFirst();
+        .where((eb) => eb.or([eb('numeroUnique', '=', isValidNumeroUnique(numero) ? numero : ''), eb('id', '=', logementId)]));
+      // Two managers at the same instant: the second waits, then sees the first's status as "from".
+      // (SQLite runs one write transaction at a time already.)
+      if (dbKind === 'postgres') query = query.forUpdate();
+      const row = await query.executeTakeFirst();
       if (!row) return null;
       if (row.statutDeLaDemande === newStatus) return { row, changed: false };
       const updated: HousingRequestRow = { ...row, statutDeLaDemande: newStatus, updatedAt: at };
