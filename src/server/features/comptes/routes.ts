@@ -68,22 +68,21 @@ export default async function comptesRoutes(app: FastifyInstance): Promise<void>
     return db.selectFrom('user').selectAll().where('id', '=', uid).executeTakeFirst();
   }
 
+  /** The other side of the user's follows: who follows them (`followers`), whom they follow (`following`). */
+  async function related(uid: string, side: 'followers' | 'following'): Promise<ProfilPublic[]> {
+    const [me, other] = side === 'followers' ? (['followeeId', 'followerId'] as const) : (['followerId', 'followeeId'] as const);
+    const rows = await db
+      .selectFrom('follows')
+      .innerJoin('user', 'user.id', `follows.${other}`)
+      .selectAll('user')
+      .where(`follows.${me}`, '=', uid)
+      .orderBy('follows.createdAt')
+      .execute();
+    return rows.map(toPublic);
+  }
+
   async function neighbours(uid: string): Promise<{ followers: ProfilPublic[]; following: ProfilPublic[] }> {
-    const followers = await db
-      .selectFrom('follows')
-      .innerJoin('user', 'user.id', 'follows.followerId')
-      .selectAll('user')
-      .where('follows.followeeId', '=', uid)
-      .orderBy('follows.createdAt')
-      .execute();
-    const following = await db
-      .selectFrom('follows')
-      .innerJoin('user', 'user.id', 'follows.followeeId')
-      .selectAll('user')
-      .where('follows.followerId', '=', uid)
-      .orderBy('follows.createdAt')
-      .execute();
-    return { followers: followers.map(toPublic), following: following.map(toPublic) };
+    return { followers: await related(uid, 'followers'), following: await related(uid, 'following') };
   }
 
   app.post('/user/inscription', { config: { rateLimit: rateLimits.inscription } }, async (request, reply) => {
