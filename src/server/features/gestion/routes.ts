@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { formatJour } from '../../../domain/dates.js';
 import { stringify } from 'csv-stringify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { isGestionnaire } from '../../../domain/compte.js';
 import type { LigneDemande } from '../../../domain/logement.js';
-import { isValidNumeroUnique, normaliseNumeroUnique } from '../../../domain/normalise.js';
+import { foldForSearch, isValidNumeroUnique, normaliseNumeroUnique } from '../../../domain/normalise.js';
 import { labelOf, TYPES_DE_LOGEMENT } from '../../../domain/options.js';
 import { isStatut, STATUTS, statutRang } from '../../../domain/statut.js';
 import { sessionUser, type SessionUser } from '../../auth/index.js';
@@ -95,16 +96,11 @@ function filtered<O>(
 }
 
 function foldWords(q: string): string[] {
-  return q
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
+  return foldForSearch(q)
     .split(/\s+/u)
     .filter(Boolean)
     .slice(0, 8);
 }
-
-const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'Europe/Paris' });
 
 export async function requireGestionnaire(app: FastifyInstance, request: FastifyRequest): Promise<SessionUser> {
   const user = await sessionUser(app.deps.auth, request);
@@ -271,7 +267,7 @@ export default async function gestionRoutes(app: FastifyInstance): Promise<void>
         for await (const r of query.stream(500)) {
           const ok = csv.write([
             r.numeroUnique,
-            dateFr.format(new Date(r.dateDEnregistrement)),
+            formatJour(r.dateDEnregistrement),
             r.statutDeLaDemande,
             r.prenom,
             r.nom,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { formatJour } from '../../../domain/dates.js';
 import { CATEGORIE_VALUES, type Categorie, type DocumentInfo, type DocumentsParCategorie, type TypeAccepte } from '../../../domain/documents.js';
 import type { EvenementStatut, LogementComplet, LogementCreation, LogementStatutVue } from '../../../domain/logement.js';
 import { foldForSearch } from '../../../domain/normalise.js';
@@ -15,8 +16,6 @@ import {
 import { STATUT_INITIAL, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db } from '../../db/index.js';
 import type { DocumentRow, HousingRequestRow, NewHousingRequest } from '../../db/schema.js';
-
-const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'Europe/Paris' });
 
 /**
  * What the managers' search looks into: every field of the request as people read it (option labels,
@@ -46,7 +45,7 @@ export function searchTextOf(d: Omit<LogementCreation, 'numeroUnique'> & { numer
     d.salaireBrut ?? '',
     d.salaireAvisImpot1 ?? '',
     d.salaireAvisImpot2 ?? '',
-    dateFr.format(new Date(d.dateDEnregistrement)),
+    formatJour(d.dateDEnregistrement),
     d.statutDeLaDemande,
     d.motivations,
     d.commentaires,

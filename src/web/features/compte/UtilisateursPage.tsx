@@ -1,4 +1,5 @@
 import { Alert, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { formatJour } from '../../../domain/dates.js';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -8,8 +9,6 @@ import { paths } from '../../app/paths.js';
 import { ApiError } from '../../lib/api.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { listUsers, setRole, useMoi } from './api.js';
-
-const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric' });
 
 /** Admins list accounts and change their role (the server refuses everyone else). */
 export function UtilisateursPage() {
@@ -74,7 +73,7 @@ export function UtilisateursPage() {
                       {u.prenom} {u.nom}
                     </Table.Td>
                     <Table.Td>{u.email}</Table.Td>
-                    <Table.Td>{dateFr.format(new Date(u.dateDEnregistrement))}</Table.Td>
+                    <Table.Td>{formatJour(u.dateDEnregistrement)}</Table.Td>
                     <Table.Td>
                       <NativeSelect
                         aria-label={`Rôle de ${u.prenom} ${u.nom}`}

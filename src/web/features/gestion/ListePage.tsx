@@ -1,4 +1,5 @@
 import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { formatJour } from '../../../domain/dates.js';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -13,7 +14,6 @@ import { useMoi } from '../compte/api.js';
 import { changerStatut, listeQueryString, useListe, useStatutEnDirect, type LigneDemande, type ListeParams } from './api.js';
 
 const PAGE_SIZES = ['5', '10', '25', '50', '100'];
-const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric' });
 
 const COLUMNS: { key: string; label: string }[] = [
   { key: 'numeroUnique', label: 'Numéro unique' },
@@ -167,7 +167,7 @@ function Liste() {
                   <Table.Td style={{ overflowWrap: 'anywhere', minWidth: '12rem' }}>{row.email}</Table.Td>
                   <Table.Td>{row.nombreDEnfants}</Table.Td>
                   <Table.Td>{labelOf(TYPES_DE_LOGEMENT, row.typeDeLogementSouhaite as never)}</Table.Td>
-                  <Table.Td>{dateFr.format(new Date(row.dateDEnregistrement))}</Table.Td>
+                  <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
                   <Table.Td>
                     <NativeSelect
                       aria-label={`Statut de la demande n° ${row.numeroUnique}`}

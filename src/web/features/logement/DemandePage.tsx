@@ -1,4 +1,5 @@
 import { Alert, Anchor, Button, Card, Divider, Loader, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
+import { formatHorodatage, formatJour, formatJourCivil } from '../../../domain/dates.js';
 import { useState, type ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import type { LogementComplet } from '../../../domain/logement.js';
@@ -25,9 +26,6 @@ import { ProgressBar } from './ProgressBar.js';
 export const NOT_FOUND_MESSAGE = "Il n'existe pas de demande de logement pour ce numéro unique";
 export const FETCH_ERROR_MESSAGE = 'Erreur : impossible de récupérer les données de la demande.';
 
-const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric' });
-// A birth date is a calendar day, not an instant: format it as written.
-const jourFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
 const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR', maximumFractionDigits: 2 });
 
 export function DemandePage() {
@@ -101,7 +99,7 @@ function DemandeContent({ numero }: { numero: string }) {
 
   return (
     <Stack gap="lg">
-      <Text>Enregistrée le {dateFr.format(new Date(data.dateDEnregistrement))}.</Text>
+      <Text>Enregistrée le {formatJour(data.dateDEnregistrement)}.</Text>
       <Card withBorder padding="lg">
         <ProgressBar statut={data.statutDeLaDemande} />
       </Card>
@@ -173,7 +171,7 @@ function Details({ demande: d }: { demande: LogementComplet }) {
       <Section title="Identité et coordonnées">
         <Field label="Prénom et nom">{[d.prenom, d.nom].filter(Boolean).join(' ')}</Field>
         <Field label="Sexe">{labelOf(SEXES, d.sexe)}</Field>
-        <Field label="Date de naissance">{d.dateDeNaissance ? jourFr.format(new Date(d.dateDeNaissance)) : ''}</Field>
+        <Field label="Date de naissance">{d.dateDeNaissance ? formatJourCivil(d.dateDeNaissance) : ''}</Field>
         <Field label="Adresse e-mail">{d.email}</Field>
         <Field label="Téléphone">{d.numeroDeTelephone}</Field>
         <Field label="Adresse">{adresse}</Field>
@@ -203,8 +201,6 @@ function Details({ demande: d }: { demande: LogementComplet }) {
   );
 }
 
-const horodatage = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
-
 /** The dated history of the status (managers also see who changed it). */
 function Historique({ numero }: { numero: string }) {
   const { data } = useHistorique(numero);
@@ -218,7 +214,7 @@ function Historique({ numero }: { numero: string }) {
         {data.map((e, i) => (
           <Timeline.Item key={`${e.date}-${i}`} title={e.de ? e.vers : `Demande enregistrée : ${e.vers}`}>
             <Text size="sm" c="dimmed">
-              {horodatage.format(new Date(e.date))}
+              {formatHorodatage(e.date)}
               {e.par ? ` — ${e.par}` : ''}
             </Text>
           </Timeline.Item>

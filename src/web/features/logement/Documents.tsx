@@ -1,4 +1,5 @@
 import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Loader, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { formatHorodatage } from '../../../domain/dates.js';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import {
@@ -23,7 +24,6 @@ export function formatSize(bytes: number): string {
   if (bytes < 1024 * 1024) return `${fmt.format(Math.max(1, bytes / 1024))} Ko`;
   return `${fmt.format(bytes / (1024 * 1024))} Mo`;
 }
-const dateFmt = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 
 type Pending = Record<Categorie, File[]>;
 const emptyPending = (): Pending => ({ livret: [], identity: [], tax: [], salary: [], other: [] });
@@ -186,7 +186,7 @@ function DocumentList({ numeroUnique, documents }: { numeroUnique: string; docum
                   {doc.name}
                 </Text>
                 <Text size="xs" c="gray.7">
-                  {doc.type === 'application/pdf' ? 'PDF' : 'Image'} · {formatSize(doc.size)} · envoyé le {dateFmt.format(new Date(doc.uploadedAt))}
+                  {doc.type === 'application/pdf' ? 'PDF' : 'Image'} · {formatSize(doc.size)} · envoyé le {formatHorodatage(doc.uploadedAt)}
                 </Text>
               </div>
               <Button size="compact-sm" variant="subtle" onClick={() => setPreview(doc)} aria-label={`Voir ${doc.name}`}>

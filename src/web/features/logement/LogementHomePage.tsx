@@ -1,4 +1,5 @@
 import { Anchor, Button, Card, Group, List, Stack, Text, Title } from '@mantine/core';
+import { formatJour } from '../../../domain/dates.js';
 import { Link, useNavigate } from 'react-router';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { isValidNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
@@ -81,8 +82,6 @@ export function LogementHomePage() {
   );
 }
 
-const dateFr = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric' });
-
 /** The requests submitted while signed in (their owner sees them in full without the link). */
 function MesDemandes() {
   const { data, isPending, error } = useMesDemandes();
@@ -104,7 +103,7 @@ function MesDemandes() {
               <Anchor component={Link} to={paths.demande(d.numeroUnique)}>
                 Demande n° {d.numeroUnique}
               </Anchor>{' '}
-              — {d.statutDeLaDemande}, déposée le {dateFr.format(new Date(d.dateDEnregistrement))}
+              — {d.statutDeLaDemande}, déposée le {formatJour(d.dateDEnregistrement)}
             </List.Item>
           ))}
         </List>
