@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts'],
     // Component tests (src/web) declare `// @vitest-environment jsdom` themselves.
-    setupFiles: ['src/web/test-setup.ts'],
+    setupFiles: ['test/console-guard.ts', 'src/web/test-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,24 +1,23 @@
 // Generated housing requests for the benches: varied French names (accents included), statuses,
 // dates over two years. Written straight into the database in batches of 500, one transaction each.
 import crypto from 'node:crypto';
-import type { LogementCreation } from '../src/domain/logement.js';
+import { texteDeRecherche, type DemandeCreation } from '../src/domain/demande.js';
 import { foldForSearch } from '../src/domain/normalise.js';
 import { STATUTS, statutRang } from '../src/domain/statut.js';
 import type { Db } from '../src/server/db/index.js';
-import type { NewHousingRequest } from '../src/server/db/schema.js';
-import { hashAccessKey, newAccessKey } from '../src/server/features/logement/access.js';
-import { searchTextOf } from '../src/server/features/logement/repository.js';
+import type { NewDemande } from '../src/server/db/schema.js';
+import { hashAccessKey, newAccessKey } from '../src/server/features/demandes/access.js';
 
 const PRENOMS = ['Hélène', 'Léa', 'Chloé', 'Inès', 'Zoé', 'Jérôme', 'Mathéo', 'Noé', 'Aïcha', 'Amina', 'Yanis', 'Lucas', 'Emma', 'Karim', 'Sofia', 'Théo', 'Maëlle', 'François', 'Cécile', 'Loïc'];
 const NOMS = ['Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Richard', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent', 'Lefèvre', 'Michel', 'García', 'Benali', 'Nguyen', 'Roux', 'Fournier', 'Girard'];
 const TYPES = ['studio', 't2', 't3', 't4', 't5', 't6'] as const;
 
-export function generatedRequest(n: number): NewHousingRequest {
+export function generatedRequest(n: number): NewDemande {
   const prenom = PRENOMS[n % PRENOMS.length]!;
   const nom = NOMS[Math.floor(n / PRENOMS.length) % NOMS.length]!;
   const at = new Date(Date.UTC(2024, 10, 1) + n * 7 * 60_000).toISOString();
   const statut = STATUTS[(n * 7) % STATUTS.length]!;
-  const creation: LogementCreation = {
+  const creation: DemandeCreation = {
     numeroUnique: `013${String(n).padStart(9, '0')}`,
     prenom,
     nom,
@@ -53,7 +52,7 @@ export function generatedRequest(n: number): NewHousingRequest {
     statutDeLaDemande: statut,
     updatedAt: at,
     ownerUserId: null,
-    searchText: searchTextOf({ ...creation, dateDEnregistrement: at, statutDeLaDemande: statut }),
+    searchText: texteDeRecherche({ ...creation, dateDEnregistrement: at, statutDeLaDemande: statut }),
     nomTri: foldForSearch(nom),
     prenomTri: foldForSearch(prenom),
     statutRang: statutRang(statut),

@@ -259,7 +259,10 @@ describe('CSV export', () => {
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = bytes.subarray(3).toString('utf8');
     const [header, ...rest] = text.split('\r\n');
-    expect(header).toBe('Numéro unique;Date d’enregistrement;Statut;Prénom;Nom;E-mail;Téléphone;Adresse;Code postal;Ville;Enfants;Logement souhaité;Motivations;Commentaires');
+    // The columns and their labels come from the request's field table (src/domain/demande.ts).
+    expect(header).toBe(
+      "Numéro unique;Date d’enregistrement;Statut;Prénom;Nom;Adresse e-mail;Téléphone;Adresse;Complément d'adresse;Code postal;Ville;Nombre d'enfants;Type de logement souhaité;Motivations;Commentaires",
+    );
     const record = rest.join('\r\n');
     expect(record).toMatch(/^013csv000001;\d{2}\/\d{2}\/\d{4};En attente des documents;"Anne, Marie";"D'Arc; ""la Pucelle""";/u);
     expect(record).toContain('"ligne 1\nligne 2"');

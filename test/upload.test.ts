@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import contentDisposition from 'content-disposition';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { safeFileName } from '../src/server/features/logement/upload.js';
+import { safeFileName } from '../src/server/features/demandes/upload.js';
 import { createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
@@ -236,10 +236,10 @@ describe('GET /logement/:numeroUnique/documents/:id', () => {
     expect(res.statusCode).toBe(404);
   });
 
-  it('answers 404 for an unknown or malformed document id', async () => {
-    for (const id of ['00000000-0000-4000-8000-000000000000', 'pas-un-id']) {
+  it('answers 404 for an unknown document id and 400 for a malformed one', async () => {
+    for (const [id, status] of [['00000000-0000-4000-8000-000000000000', 404], ['pas-un-id', 400]] as const) {
       const res = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000001/documents/${id}`, headers: { 'x-access-key': key } });
-      expect(res.statusCode).toBe(404);
+      expect(res.statusCode).toBe(status);
       expect(res.json().error.message).toBe("Ce document n'existe pas pour cette demande.");
     }
   });

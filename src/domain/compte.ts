@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { normaliseEmail } from './normalise.js';
+import { z } from './zod.js';
 
-/** Accounts (SPEC §3 user profile, §5 sign-up validation, §6 roles). */
+/** Accounts (docs/produit.md « Comptes » and « Rôles »). */
 
 export const ROLES = [
   { value: 'habitant', label: 'Habitant' },
@@ -86,25 +86,54 @@ export const profilSchema = z.object({
   prenom: nomPropre('Le prénom'),
 });
 
-/** Public profile (SPEC §3): never e-mail, birthday, street or residence. */
-export interface ProfilPublic {
-  uid: string;
-  pic: string;
-  nom: string;
-  prenom: string;
-  gender: string;
-  quartier: string;
-  ville: string;
-  pays: string;
-  emailVerified: boolean;
-}
+/** Public profile: never e-mail, birthday, street or residence. */
+export const profilPublicSchema = z.object({
+  uid: z.string(),
+  pic: z.string(),
+  nom: z.string(),
+  prenom: z.string(),
+  gender: z.string(),
+  quartier: z.string(),
+  ville: z.string(),
+  pays: z.string(),
+  emailVerified: z.boolean(),
+});
+export type ProfilPublic = z.infer<typeof profilPublicSchema>;
 
-/** Personal data (SPEC §3), for the user and admins. */
-export interface ProfilPersonnel extends ProfilPublic {
-  email: string;
-  birthday: string | null;
-  residence: string;
-  rue: string;
-  userType: Role;
-  dateDEnregistrement: string;
-}
+/** Personal data, for the user and admins. */
+export const profilPersonnelSchema = profilPublicSchema.extend({
+  email: z.string(),
+  birthday: z.string().nullable(),
+  residence: z.string(),
+  rue: z.string(),
+  userType: z.enum(ROLE_VALUES),
+  dateDEnregistrement: z.string(),
+});
+export type ProfilPersonnel = z.infer<typeof profilPersonnelSchema>;
+
+/** The signed-in account as its owner sees it: personal data, invitation link, neighbours. */
+export const moiSchema = profilPersonnelSchema.extend({
+  invitationLink: z.string(),
+  followers: z.array(profilPublicSchema),
+  following: z.array(profilPublicSchema),
+});
+export type Moi = z.infer<typeof moiSchema>;
+
+/** An account's id in a path (better-auth ids: 32 letters and digits; bounded, never empty). */
+export const uidSchema = z
+  .string({ error: "L'identifiant est obligatoire." })
+  .min(1, { error: "L'identifiant est obligatoire." })
+  .max(64, { error: "L'identifiant est trop long." });
+
+export const PAGE_UTILISATEURS = 50;
+export const utilisateursQuerySchema = z.object({
+  q: z.string({ error: 'La recherche doit être un texte.' }).trim().max(200, { error: 'La recherche est trop longue.' }).default(''),
+  page: z.coerce
+    .number({ error: 'La page doit être un nombre.' })
+    .int({ error: 'La page doit être un nombre entier.' })
+    .min(1, { error: 'Les pages commencent à 1.' })
+    .max(1_000_000, { error: 'Cette page est trop loin.' })
+    .default(1),
+});
+
+export const roleSchema = z.object({ role: z.enum(ROLE_VALUES, { error: `Rôle inconnu : choisissez ${ROLE_VALUES.join(', ')}.` }) });

@@ -1,4 +1,5 @@
-/** Document categories of a housing request and the accepted file types (SPEC §5). */
+/** Document categories of a housing request and the accepted file types (docs/produit.md « Pièces jointes »). */
+import { z } from './zod.js';
 
 export const CATEGORIES = [
   { value: 'livret', label: 'Livret de famille' },
@@ -44,13 +45,17 @@ export function typeFromExtension(fileName: string): TypeAccepte | null {
 
 export const MAX_FICHIERS_PAR_ENVOI = 20;
 
-export interface DocumentInfo {
-  id: string;
-  fileUrl: string;
-  name: string;
-  type: TypeAccepte;
-  size: number;
-  uploadedAt: string;
-}
+export const documentInfoSchema = z.object({
+  id: z.string(),
+  fileUrl: z.string(),
+  name: z.string(),
+  type: z.enum(Object.keys(TYPES_ACCEPTES) as [TypeAccepte, ...TypeAccepte[]]),
+  size: z.number(),
+  uploadedAt: z.string(),
+});
+export type DocumentInfo = z.infer<typeof documentInfoSchema>;
 
+export const documentsParCategorieSchema = z.object(
+  Object.fromEntries(CATEGORIE_VALUES.map((c) => [c, z.array(documentInfoSchema)])) as Record<Categorie, z.ZodArray<typeof documentInfoSchema>>,
+);
 export type DocumentsParCategorie = Record<Categorie, DocumentInfo[]>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { typeFromExtension } from './documents.js';
-import { LOGEMENT_FORM_DEFAULTS, logementInputSchema } from './logement.js';
+import { DEMANDE_VALEURS_INITIALES, demandeSaisieSchema } from './demande.js';
 import { foldForSearch, isValidNumeroUnique, normaliseEmail, normaliseNumeroUnique, slugify } from './normalise.js';
 import { QUARTIERS, QUARTIERS_SOUHAITES } from './options.js';
 import { ETAPES, etapeIndex, STATUT_COULEURS, STATUTS } from './statut.js';
@@ -44,7 +44,7 @@ describe('options and statuses', () => {
 
 describe('request schema', () => {
   it('turns the form defaults plus the three required fields into a valid request', () => {
-    const parsed = logementInputSchema.parse({ ...LOGEMENT_FORM_DEFAULTS, numeroUnique: '013 000 111', prenom: 'Ali', email: 'ali@example.org', motivations: 'x' });
+    const parsed = demandeSaisieSchema.parse({ ...DEMANDE_VALEURS_INITIALES, numeroUnique: '013 000 111', prenom: 'Ali', email: 'ali@example.org', motivations: 'x' });
     expect(parsed).toMatchObject({
       situationFamiliale: 'celibataire',
       nombreDEnfants: 0,
@@ -58,7 +58,7 @@ describe('request schema', () => {
     });
   });
   it('reads French-typed amounts', () => {
-    const parsed = logementInputSchema.parse({ numeroUnique: '013000111', prenom: 'A', email: 'a@b.fr', motivations: 'x', salaireBrut: '1 850,50' });
+    const parsed = demandeSaisieSchema.parse({ numeroUnique: '013000111', prenom: 'A', email: 'a@b.fr', motivations: 'x', salaireBrut: '1 850,50' });
     expect(parsed.salaireBrut).toBe(1850.5);
   });
 });

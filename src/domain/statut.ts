@@ -1,15 +1,22 @@
-/** Request statuses (SPEC §4): six steps in order, then Refusé outside the progress bar. */
+/** Request statuses (docs/produit.md « Statuts »): six steps in order, then Refusé outside the progress bar. */
 
-export const STATUTS = [
-  'En attente des documents',
-  'En cours de traitement',
-  'Demande envoyée',
-  'En attente',
-  'Passage CAL',
-  'Attribué',
-  'Refusé',
+/**
+ * Each status with its stored sort rank and its colour. The rank is written in the database
+ * (`statut_rang`, for the list's sort by status): it is explicit so that inserting a status later
+ * takes a free number between two others instead of shifting every stored rank.
+ */
+export const STATUTS_DEFINIS = [
+  { value: 'En attente des documents', rang: 10, couleur: '#808080' },
+  { value: 'En cours de traitement', rang: 20, couleur: '#A9A9A9' },
+  { value: 'Demande envoyée', rang: 30, couleur: '#E9D66B' },
+  { value: 'En attente', rang: 40, couleur: '#FFBF00' },
+  { value: 'Passage CAL', rang: 50, couleur: '#00BFFF' },
+  { value: 'Attribué', rang: 60, couleur: '#74C365' },
+  { value: 'Refusé', rang: 90, couleur: '#FF7F7F' },
 ] as const;
-export type Statut = (typeof STATUTS)[number];
+
+export type Statut = (typeof STATUTS_DEFINIS)[number]['value'];
+export const STATUTS = STATUTS_DEFINIS.map((s) => s.value) as [Statut, ...Statut[]];
 
 export const STATUT_INITIAL: Statut = 'En attente des documents';
 export const STATUT_REFUSE: Statut = 'Refusé';
@@ -17,20 +24,14 @@ export const STATUT_REFUSE: Statut = 'Refusé';
 /** The six steps of the progress bar, in order. */
 export const ETAPES: readonly Statut[] = STATUTS.filter((s) => s !== STATUT_REFUSE);
 
-/** Colours of SPEC §4, in status order. Text on them is always dark (contrast ≥ 4.5:1). */
-export const STATUT_COULEURS: Readonly<Record<Statut, string>> = {
-  'En attente des documents': '#808080',
-  'En cours de traitement': '#A9A9A9',
-  'Demande envoyée': '#E9D66B',
-  'En attente': '#FFBF00',
-  'Passage CAL': '#00BFFF',
-  Attribué: '#74C365',
-  Refusé: '#FF7F7F',
-};
+/** Colours of the statuses. Text on them is always dark (contrast ≥ 4.5:1). */
+export const STATUT_COULEURS = Object.fromEntries(STATUTS_DEFINIS.map((s) => [s.value, s.couleur])) as Readonly<Record<Statut, string>>;
 export const STATUT_COULEUR_TEXTE = '#111111';
 
+const RANGS = new Map<string, number>(STATUTS_DEFINIS.map((s) => [s.value, s.rang]));
+
 export function isStatut(value: unknown): value is Statut {
-  return typeof value === 'string' && (STATUTS as readonly string[]).includes(value);
+  return typeof value === 'string' && RANGS.has(value);
 }
 
 /** Index of the status in the progress bar (0..5), or -1 for Refusé. */
@@ -38,7 +39,7 @@ export function etapeIndex(statut: Statut): number {
   return ETAPES.indexOf(statut);
 }
 
-/** The status's place in STATUTS: the six steps in order, then Refusé. */
+/** The status's stored sort rank (steps in order, Refusé last). */
 export function statutRang(statut: Statut): number {
-  return STATUTS.indexOf(statut);
+  return RANGS.get(statut)!;
 }

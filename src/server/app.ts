@@ -3,23 +3,25 @@ import path from 'node:path';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import helmet from 'helmet';
+import { QUARTIER, VILLE } from '../domain/compte.js';
+import { MESSAGES } from '../domain/erreurs.js';
+import { registerRequestDecorations } from './auth/guards.js';
 import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
-import { QUARTIER, VILLE } from '../domain/compte.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
-import { errorBody, installErrorHandlers } from './errors.js';
+import { ApiError, clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
 import { LocalBus, PostgresBus, type EventBus } from './events/index.js';
 import adressesRoutes from './features/adresses/routes.js';
-import gestionRoutes from './features/gestion/routes.js';
-import avatarRoutes from './features/comptes/avatar.js';
-import { followEachOther, placeSlugs } from './features/comptes/relations.js';
-import comptesRoutes from './features/comptes/routes.js';
-import logementRoutes from './features/logement/routes.js';
+import compte from './features/compte/index.js';
+import { CompteRepository, placeSlugs } from './features/compte/repository.js';
+import demandes from './features/demandes/index.js';
+import { DemandesRepository } from './features/demandes/repository.js';
+import { sweepOrphans } from './features/demandes/upload.js';
 import parametresRoutes from './features/parametres/routes.js';
-import { sweepOrphans } from './features/logement/upload.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { LocalStorage, type Storage } from './storage/index.js';
 import { loadTerritory, type Territory } from './territory.js';
@@ -72,6 +74,8 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+    /** Every route of the app as declared (method, URL, schema, access), for the route-table tests. */
+    routeTable: RouteOptions[];
   }
 }
 
@@ -92,6 +96,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: 256 * 1024,
+    // Router and socket-level errors answer in the documented JSON shape too (docs/api.md).
+    frameworkErrors,
+    clientErrorHandler,
     rewriteUrl: (req) => {
       const url = req.url ?? '/';
       const q = url.indexOf('?');
@@ -99,6 +106,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       return alias ? alias + (q === -1 ? '' : url.slice(q)) : url;
     },
   });
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorate('routeTable', [] as RouteOptions[]);
+  app.addHook('onRoute', (route) => {
+    app.routeTable.push(route);
+  });
+  registerRequestDecorations(app);
 
   const { db, kind } = openDatabase({
     databaseUrl: config.databaseUrl,
@@ -116,7 +131,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const storage = new LocalStorage(path.join(config.dataDir, 'uploads'));
   await storage.init();
-  const swept = await sweepOrphans(db, storage);
+  const swept = await sweepOrphans(new DemandesRepository(db, kind), storage);
   if (swept > 0) app.log.warn({ swept }, 'fichiers sans document supprimés');
 
   let bus: EventBus;
@@ -144,10 +159,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       kind,
       mailer,
       rateLimit: { signIn: rateLimits.auth },
+      log: app.log,
       onOAuthSignUp: async (userId, inviterUid) => {
         // Google accounts live in the district too (the only city and quartier of the sign-up lists).
         await db.updateTable('user').set({ ville: VILLE, quartier: QUARTIER, ...placeSlugs(VILLE, QUARTIER) }).where('id', '=', userId).execute();
-        if (inviterUid) await followEachOther(db, userId, inviterUid);
+        if (inviterUid) await new CompteRepository(db).followEachOther(userId, inviterUid);
       },
     }),
   });
@@ -172,20 +188,31 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onRequest', (request, reply, done) => {
     securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
   });
+  // PostgreSQL refuses NUL characters in text: they are refused before any route reads them
+  // (400 NUL_BYTE), in the path and query here, in JSON bodies below and in better-auth's bodies.
+  app.addHook('onRequest', async (request) => {
+    if (request.url.includes('%00')) throw nulByteError();
+  });
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, body as string, (error, value) => {
+      if (error) return done(error);
+      if ((body as string).includes('\\u0000') && hasNulByte(value)) return done(nulByteError() as ApiError & { statusCode: number });
+      done(null, value);
+    });
+  });
   await app.register(rateLimit, { global: false });
   await app.register(multipart);
   installErrorHandlers(app);
 
   await app.register(
     async (api) => {
-      await api.register(logementRoutes);
-      await api.register(gestionRoutes);
+      await api.register(demandes);
+      await api.register(compte);
       await api.register(adressesRoutes);
       await api.register(parametresRoutes);
-      await api.register(comptesRoutes);
-      await api.register(avatarRoutes);
       await api.register(authRoutes);
-      api.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', "Cette adresse de l'API n'existe pas.")));
+      api.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', MESSAGES.apiIntrouvable)));
     },
     { prefix: '/app/api' },
   );
@@ -206,7 +233,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Client-side routes: every other GET gets the app shell, which shows its own 404 page.
     app.setNotFoundHandler((request, reply) => {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return reply.status(404).send(errorBody('NOT_FOUND', "Cette page n'existe pas."));
+        return reply.status(404).send(errorBody('NOT_FOUND', MESSAGES.pageIntrouvable));
       }
       return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
     });

@@ -1,10 +1,14 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { MESSAGES, type CodeErreur, type CorpsErreur } from '../domain/erreurs.js';
 
-/** An error meant for the person: a status, a stable code and a French message (DESIGN.md errors). */
+/** An error meant for the person: a status, a stable code and a French message (docs/api.md errors). */
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    readonly code: CodeErreur,
     message: string,
     readonly fields?: Record<string, string>,
   ) {
@@ -12,17 +16,27 @@ export class ApiError extends Error {
   }
 }
 
-export interface ErrorBody {
-  error: { code: string; message: string; fields?: Record<string, string> };
+export function errorBody(code: string, message: string, fields?: Record<string, string>): CorpsErreur {
+  return { error: fields ? { code, message, fields } : { code, message } };
+}
+
+interface Known {
+  status: number;
+  code: CodeErreur;
+  message: string;
 }
 
 /** French messages for the framework's and plugins' own client errors. */
-const KNOWN: Record<string, { status: number; code: string; message: string }> = {
+const KNOWN: Record<string, Known> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: "Le contenu envoyé n'est pas un JSON valide." },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'Le contenu envoyé est vide.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: "Ce type de contenu n'est pas accepté." },
+  FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'BAD_REQUEST', message: "Le type de contenu annoncé n'est pas valide." },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'TOO_LARGE', message: 'Le contenu envoyé est trop volumineux.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'BAD_REQUEST', message: 'La taille annoncée du contenu est incorrecte.' },
+  FST_ERR_BAD_URL: { status: 400, code: 'BAD_REQUEST', message: "L'adresse demandée est mal formée." },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'URI_TOO_LONG', message: "L'adresse demandée est trop longue." },
+  FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'BAD_REQUEST', message: MESSAGES.requeteIncorrecte },
   FST_INVALID_MULTIPART_CONTENT_TYPE: {
     status: 415,
     code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -33,32 +47,99 @@ const KNOWN: Record<string, { status: number; code: string; message: string }> =
   FST_PROTO_VIOLATION: { status: 400, code: 'BAD_REQUEST', message: 'Nom de champ refusé.' },
 };
 
-export function errorBody(code: string, message: string, fields?: Record<string, string>): ErrorBody {
-  return { error: fields ? { code, message, fields } : { code, message } };
+const BAD_MULTIPART: Known = { status: 400, code: 'BAD_REQUEST', message: "L'envoi des fichiers est incomplet ou mal formé. Réessayez." };
+
+/** busboy's own errors (no code): a multipart body without boundary, cut short, or with a broken header. */
+function isMultipartError(error: Error): boolean {
+  return /^(Multipart: |Malformed part header|Unexpected end of (form|file))/u.test(error.message);
+}
+
+interface ValidationItem {
+  instancePath: string;
+  message: string;
+  params?: { params?: { code?: unknown } };
+}
+
+/**
+ * A schema validation failure as the person should read it: per-field messages; a form body gets the
+ * form's message, a path or query parameter its own. A refinement may name its code
+ * (`params: { code: 'INVALID_NUMERO' }`).
+ */
+function validationError(error: FastifyError & { validation: ValidationItem[]; validationContext?: string }): ApiError {
+  const fields: Record<string, string> = {};
+  let code: CodeErreur = 'VALIDATION';
+  for (const item of error.validation) {
+    const key = item.instancePath.split('/')[1] || '_';
+    fields[key] ??= item.message;
+    const named = item.params?.params?.code;
+    if (typeof named === 'string') code = named as CodeErreur;
+  }
+  const first = Object.values(fields)[0] ?? MESSAGES.requeteInvalide;
+  const message = error.validationContext === 'body' && Object.keys(fields).some((k) => k !== '_') ? MESSAGES.validation : first;
+  return new ApiError(400, code, message, fields);
+}
+
+/** Maps any error to the documented `{ error: { code, message, fields? } }` with its status. Never a stack trace. */
+export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(fastifyError)) return validationError(fastifyError as never);
+  const known = fastifyError.code ? KNOWN[fastifyError.code] : undefined;
+  if (known) return new ApiError(known.status, known.code, known.message);
+  if (isMultipartError(error)) return new ApiError(BAD_MULTIPART.status, BAD_MULTIPART.code, BAD_MULTIPART.message);
+  if (fastifyError.validation) return new ApiError(400, 'VALIDATION', MESSAGES.requeteInvalide);
+  if (fastifyError.statusCode === 429) return new ApiError(429, 'RATE_LIMITED', MESSAGES.tropDeTentatives);
+  if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    request.log.info({ err: error }, 'client error');
+    return new ApiError(fastifyError.statusCode, 'BAD_REQUEST', MESSAGES.requeteIncorrecte);
+  }
+  if (isResponseSerializationError(fastifyError as never)) {
+    request.log.error({ err: error, cause: (error as { cause?: unknown }).cause }, 'answer does not match its schema');
+  } else {
+    request.log.error({ err: error }, 'unexpected error');
+  }
+  return new ApiError(500, 'INTERNAL', MESSAGES.inattendue);
+}
+
+function sendError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const api = toApiError(error, request);
+  return reply.status(api.statusCode).send(errorBody(api.code, api.message, api.fields));
 }
 
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) {
-      return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.fields));
-    }
-    const known = error.code ? KNOWN[error.code] : undefined;
-    if (known) {
-      return reply.status(known.status).send(errorBody(known.code, known.message));
-    }
-    if (error.validation) {
-      return reply.status(400).send(errorBody('VALIDATION', 'La requête contient des valeurs invalides.'));
-    }
-    if (error.statusCode === 429) {
-      return reply
-        .status(429)
-        .send(errorBody('RATE_LIMITED', 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.'));
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      request.log.info({ err: error }, 'client error');
-      return reply.status(error.statusCode).send(errorBody('BAD_REQUEST', 'La requête est incorrecte.'));
-    }
-    request.log.error({ err: error }, 'unexpected error');
-    return reply.status(500).send(errorBody('INTERNAL', 'Une erreur inattendue est survenue. Réessayez dans un instant.'));
-  });
+  app.setErrorHandler(sendError);
 }
+
+/** Fastify's router errors (a malformed URL, a path parameter too long) in the documented shape. */
+export const frameworkErrors = sendError;
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (headers over 16 KB, a broken request
+ * line, a client too slow): the same JSON shape, written on the socket.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message]: [number, CodeErreur, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'HEADERS_TOO_LARGE', 'Les en-têtes de la requête sont trop volumineux.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'TIMEOUT', "La requête a mis trop de temps à arriver. Réessayez."]
+        : [400, 'BAD_REQUEST', MESSAGES.requeteIncorrecte];
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody(code, message));
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/** True when a JSON text carries a NUL character (PostgreSQL refuses them in text; we refuse them first). */
+export function hasNulByte(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNulByte);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNulByte(v));
+  return false;
+}
+
+export const nulByteError = () => new ApiError(400, 'NUL_BYTE', MESSAGES.octetNul);

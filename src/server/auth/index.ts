@@ -6,10 +6,11 @@ import { betterAuth } from 'better-auth';
 import { APIError, createAuthMiddleware, getOAuthState } from 'better-auth/api';
 import { fromNodeHeaders } from 'better-auth/node';
 import { genericOAuth } from 'better-auth/plugins/generic-oauth';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_MAX, MOT_DE_PASSE_MIN } from '../../domain/compte.js';
 import type { Config } from '../config.js';
 import type { Db, DbKind } from '../db/index.js';
+import { mailConfirmationAdresse, mailNouveauMotDePasse } from '../features/compte/mails.js';
 import type { Mailer } from '../mail/index.js';
 
 /** 49,000 most common passwords (zxcvbn's list), compared in lowercase. */
@@ -22,8 +23,6 @@ export function isCommonPassword(password: string): boolean {
 
 /** Endpoints that set a password: the common-password rule applies to each. */
 const PASSWORD_PATHS = new Set(['/sign-up/email', '/reset-password', '/change-password']);
-
-export const SESSION_COOKIE = 'qv.session_token';
 
 /** The secret that signs sessions and e-mail links: AUTH_SECRET, else one generated once and kept in DATA_DIR. */
 export function authSecret(config: Config): string {
@@ -49,6 +48,8 @@ export function createAuth(deps: {
   kind: DbKind;
   mailer: Mailer;
   rateLimit: AuthRateLimits;
+  /** The app's logger: better-auth's messages go there (JSON, levels), never straight to the console. */
+  log: FastifyBaseLogger;
   /** An account was just created through Google, maybe from an invitation link. */
   onOAuthSignUp: (userId: string, inviterUid: string | undefined) => Promise<void>;
 }) {
@@ -57,6 +58,9 @@ export function createAuth(deps: {
   const google = config.google;
   return betterAuth({
     appName: 'Quartier Vivant',
+    logger: {
+      log: (level, message) => deps.log[level === 'warn' || level === 'error' || level === 'debug' ? level : 'info']({ source: 'better-auth' }, message),
+    },
     baseURL: origin,
     basePath: '/app/api/auth',
     secret: authSecret(config),
@@ -74,18 +78,7 @@ export function createAuth(deps: {
       autoSignIn: true,
       revokeSessionsOnPasswordReset: true,
       sendResetPassword: async ({ user, url }) => {
-        mailer.send({
-          to: user.email,
-          subject: 'Quartier Vivant : choisir un nouveau mot de passe',
-          text: [
-            'Bonjour,',
-            '',
-            'Vous avez demandé à changer le mot de passe de votre compte Quartier Vivant. Ouvrez ce lien (valable une heure) :',
-            url,
-            '',
-            "Si vous n'êtes pas à l'origine de cette demande, ignorez ce message : votre mot de passe reste inchangé.",
-          ].join('\n'),
-        });
+        mailer.send(mailNouveauMotDePasse(user.email, url));
       },
     },
     emailVerification: {
@@ -93,11 +86,7 @@ export function createAuth(deps: {
       autoSignInAfterVerification: true,
       expiresIn: 24 * 3600,
       sendVerificationEmail: async ({ user, url }) => {
-        mailer.send({
-          to: user.email,
-          subject: 'Quartier Vivant : confirmez votre adresse e-mail',
-          text: ['Bonjour,', '', 'Pour confirmer votre adresse e-mail sur Quartier Vivant, ouvrez ce lien (valable 24 heures) :', url].join('\n'),
-        });
+        mailer.send(mailConfirmationAdresse(user.email, url));
       },
     },
     user: {

@@ -1,7 +1,10 @@
 import { fromNodeHeaders } from 'better-auth/node';
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_COURT, MOT_DE_PASSE_LONG } from '../../domain/compte.js';
-import { errorBody } from '../errors.js';
+import { MESSAGES } from '../../domain/erreurs.js';
+import { z } from '../../domain/zod.js';
+import { errorBody, hasNulByte, nulByteError } from '../errors.js';
 
 /** better-auth's error codes, as people should read them (DESIGN.md: errors reach people). */
 const FRENCH: Record<string, { status?: number; message: string }> = {
@@ -23,11 +26,29 @@ const FRENCH: Record<string, { status?: number; message: string }> = {
   FAILED_TO_GET_SESSION: { message: 'Session introuvable : reconnectez-vous.' },
 };
 
+/** What better-auth answers without a JSON body (an unknown path, a wrong method), in the app's words. */
+const BY_STATUS: Record<number, { code: string; message: string }> = {
+  404: { code: 'NOT_FOUND', message: MESSAGES.apiIntrouvable },
+  405: { code: 'METHOD_NOT_ALLOWED', message: "Cette méthode n'est pas acceptée à cette adresse." },
+};
+
+/** A NUL character in a JSON body (PostgreSQL refuses them in text: they are refused here first). */
+function bodyHasNul(body: Buffer): boolean {
+  const text = body.toString('utf8');
+  if (!text.includes('\\u0000') && !text.includes('\0')) return false;
+  try {
+    return hasNulByte(JSON.parse(text));
+  } catch {
+    return text.includes('\0');
+  }
+}
+
 /**
  * Mounts better-auth at /app/api/auth/* (its official Fastify pattern: a web Request in, a Response
  * out), with its errors rewritten in the app's format and in French.
  */
-export default async function authRoutes(app: FastifyInstance): Promise<void> {
+export default async function authRoutes(scope: FastifyInstance): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   const { auth, config } = app.deps;
   const origin = new URL(config.publicUrl).origin;
 
@@ -38,7 +59,10 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/auth/*',
+    // The path and body are better-auth's to read; the path is bounded here.
+    schema: { params: z.object({ '*': z.string().max(200, { error: "L'adresse demandée est trop longue." }) }) },
     async handler(request, reply) {
+      if (Buffer.isBuffer(request.body) && bodyHasNul(request.body)) throw nulByteError();
       const headers = fromNodeHeaders(request.headers);
       headers.set('x-qv-client-ip', request.ip); // rate-limit key; Fastify's trustProxy decides it
       const hasBody = request.method === 'POST' && Buffer.isBuffer(request.body);
@@ -53,18 +77,19 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
         return reply
           .status(429)
           .header('retry-after', response.headers.get('x-retry-after') ?? '60')
-          .send(errorBody('RATE_LIMITED', 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.'));
+          .send(errorBody('RATE_LIMITED', MESSAGES.tropDeTentatives));
       }
       const cookies = response.headers.getSetCookie();
       if (cookies.length > 0) reply.header('set-cookie', cookies);
-      if (response.status >= 400 && (response.headers.get('content-type') ?? '').includes('json')) {
-        const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
-        const code = body.code ?? 'AUTH_ERROR';
+      if (response.status >= 400) {
+        const body = (await response.json().catch(() => null)) as { code?: string } | null;
+        const byStatus = BY_STATUS[response.status];
+        const code = body?.code ?? byStatus?.code ?? 'AUTH_ERROR';
         const french = FRENCH[code];
         request.log.info({ code, status: response.status }, 'auth error');
         return reply
           .status(french?.status ?? response.status)
-          .send(errorBody(code, french?.message ?? "L'opération n'a pas abouti. Réessayez dans un instant."));
+          .send(errorBody(code, french?.message ?? byStatus?.message ?? "L'opération n'a pas abouti. Réessayez dans un instant."));
       }
       reply.status(response.status);
       response.headers.forEach((value, key) => {

@@ -3,6 +3,7 @@ import { isRole, ROLE_VALUES } from '../../domain/compte.js';
 import { normaliseEmail } from '../../domain/normalise.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { migrate, openDatabase } from '../db/index.js';
+import { CompteRepository } from '../features/compte/repository.js';
 
 const USAGE = `Usage : npm run user -- role <e-mail> <${ROLE_VALUES.join('|')}>`;
 
@@ -21,8 +22,7 @@ export async function run(args: string[], env: Record<string, string | undefined
   try {
     await migrate(db);
     const email = normaliseEmail(rawEmail);
-    const result = await db.updateTable('user').set({ userType: role }).where('email', '=', email).executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) {
+    if (!(await new CompteRepository(db).setRole({ email }, role))) {
       return { code: 1, out: `Aucun compte n'a l'adresse ${email} : créez d'abord le compte sur le site.` };
     }
     return { code: 0, out: `${email} a maintenant le rôle ${role}.` };

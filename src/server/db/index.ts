@@ -7,6 +7,7 @@ import Cursor from 'pg-cursor';
 import * as m0001 from './migrations/0001_housing_requests.js';
 import * as m0002 from './migrations/0002_accounts.js';
 import * as m0003 from './migrations/0003_manager_list.js';
+import * as m0004 from './migrations/0004_explicit_status_ranks.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '0001_housing_requests': m0001,
   '0002_accounts': m0002,
   '0003_manager_list': m0003,
+  '0004_explicit_status_ranks': m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

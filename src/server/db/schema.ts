@@ -34,12 +34,12 @@ export interface HousingRequestTable {
   updatedAt: string;
   /** The account that submitted the request while signed in, if any. */
   ownerUserId: string | null;
-  /** Every searchable field, case and accents folded (issue 5 search). */
+  /** Every searchable field, case and accents folded (managers' search). */
   searchText: string;
   /** nom and prenom folded, for sorting. */
   nomTri: string;
   prenomTri: string;
-  /** The status's place in STATUTS (steps in order, then Refusé), for sorting. */
+  /** The status's explicit sort rank (src/domain/statut.ts, migration 0004), for sorting. */
   statutRang: number;
 }
 
@@ -65,8 +65,6 @@ export interface StatusEventTable {
   actorUserId: string | null;
   at: string;
 }
-
-export type UserType = 'habitant' | 'manager' | 'admin';
 
 /** better-auth's user row plus the profile of SPEC §3. Dates are Date on PostgreSQL, ISO text on SQLite. */
 export interface UserTable {
@@ -124,6 +122,7 @@ export interface Database {
 
 export type UserRow = Selectable<UserTable>;
 
-export type HousingRequestRow = Selectable<HousingRequestTable>;
-export type NewHousingRequest = Insertable<HousingRequestTable>;
+/** A housing request ("demande") as stored. */
+export type DemandeRow = Selectable<HousingRequestTable>;
+export type NewDemande = Insertable<HousingRequestTable>;
 export type DocumentRow = Selectable<DocumentTable>;

@@ -14,6 +14,9 @@ export interface TempFile {
   discard(): Promise<void>;
 }
 
+/** The folder of profile pictures; every other top-level folder is a housing request's documents. */
+export const AVATARS_PREFIX = 'avatars';
+
 /** Where documents live. Keys are relative, slash-separated, made by the app (never by a client). */
 export interface Storage {
   init(): Promise<void>;

@@ -1,24 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { adressesQuerySchema, adressesReponseSchema, type Suggestion } from '../../../domain/adresses.js';
 import { foldForSearch } from '../../../domain/normalise.js';
-import { ApiError } from '../../errors.js';
+import { z } from '../../../domain/zod.js';
+import { reponses } from '../../http.js';
 import type { Territory } from '../../territory.js';
-
-export interface Suggestion {
-  label: string;
-  adresse: string;
-  codePostal: string;
-  ville: string;
-}
-
-const querySchema = z.object({
-  q: z
-    .string({ error: 'Saisissez une adresse.' })
-    .trim()
-    .min(3, { error: 'Saisissez au moins 3 caractères.' })
-    .max(200, { error: "L'adresse saisie est trop longue." }),
-  limit: z.coerce.number().int().min(1).max(10).default(5),
-});
 
 const banAnswer = z.object({
   features: z.array(
@@ -73,7 +59,8 @@ export function searchTerritory(territory: Territory, q: string, limit: number):
     });
 }
 
-export default async function adressesRoutes(app: FastifyInstance): Promise<void> {
+export default async function adressesRoutes(scope: FastifyInstance): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   const { config, territory, rateLimits } = app.deps;
   let banDownUntil = 0;
 
@@ -100,15 +87,14 @@ export default async function adressesRoutes(app: FastifyInstance): Promise<void
     }
   }
 
-  app.get('/adresses', { config: { rateLimit: rateLimits.adresses } }, async (request) => {
-    const parsed = querySchema.safeParse(request.query);
-    if (!parsed.success) {
-      const message = parsed.error.issues[0]?.message ?? 'Adresse invalide.';
-      throw new ApiError(400, 'VALIDATION', message, { q: message });
-    }
-    const { q, limit } = parsed.data;
+  app.get(
+    '/adresses',
+    { config: { rateLimit: rateLimits.adresses }, schema: { querystring: adressesQuerySchema, response: reponses(200, adressesReponseSchema) } },
+    async (request) => {
+    const { q, limit } = request.query;
     const ban = await searchBan(q, limit);
-    if (ban) return { data: ban, source: 'ban' };
-    return { data: searchTerritory(territory, q, limit), source: 'territoire' };
-  });
+    if (ban) return { data: ban, source: 'ban' as const };
+    return { data: searchTerritory(territory, q, limit), source: 'territoire' as const };
+    },
+  );
 }

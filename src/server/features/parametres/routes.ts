@@ -1,19 +1,27 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MAX_FICHIERS_PAR_ENVOI, TYPES_ACCEPTES } from '../../../domain/documents.js';
+import { parametresSchema, territoireSchema, type Parametres, type Territoire } from '../../../domain/parametres.js';
+import { z } from '../../../domain/zod.js';
+import { reponses } from '../../http.js';
 
-/** Limits the web app checks before sending (the server checks them again). */
-export default async function parametresRoutes(app: FastifyInstance): Promise<void> {
+/** Limits the web app checks before sending (the server checks them again), and the sign-up lists. */
+export default async function parametresRoutes(scope: FastifyInstance): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   const { config, territory } = app.deps;
-  const data = {
+  const data: Parametres = {
     uploadMaxBytes: config.uploadMaxBytes,
     maxFichiersParEnvoi: MAX_FICHIERS_PAR_ENVOI,
-    typesAcceptes: TYPES_ACCEPTES,
-    /** The "Connexion avec Google" button shows only when Google sign-in is configured. */
+    typesAcceptes: TYPES_ACCEPTES as unknown as Parametres['typesAcceptes'],
     google: config.google !== undefined,
   };
-  app.get('/parametres', async (_request, reply) => reply.header('Cache-Control', 'public, max-age=300').send({ data }));
+  app.get('/parametres', { schema: { response: reponses(200, z.object({ data: parametresSchema })) } }, async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=300').send({ data }),
+  );
 
-  // The sign-up lists (SPEC §5): one city, one quartier, the district's streets.
-  const territoire = { ville: territory.ville, quartier: territory.quartier, rues: territory.rues.map((r) => r.nom) };
-  app.get('/territoire', async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').send({ data: territoire }));
+  // The sign-up lists: one city, one quartier, the district's streets.
+  const territoire: Territoire = { ville: territory.ville, quartier: territory.quartier, rues: territory.rues.map((r) => r.nom) };
+  app.get('/territoire', { schema: { response: reponses(200, z.object({ data: territoireSchema })) } }, async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=3600').send({ data: territoire }),
+  );
 }

@@ -1,10 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { isGestionnaire } from '../../../domain/compte.js';
-import { sessionUser, type Auth } from '../../auth/index.js';
-import type { HousingRequestRow } from '../../db/schema.js';
+import { compteDe } from '../../auth/guards.js';
+import type { DemandeRow } from '../../db/schema.js';
 
-/** Header that carries a request's private key on API calls (DESIGN.md private link). */
+/** Header that carries a request's private key on API calls (docs/produit.md « Confidentialité »). */
 export const ACCESS_KEY_HEADER = 'x-access-key';
 
 /** 256 random bits, URL-safe. */
@@ -21,25 +21,25 @@ export function privateLink(publicUrl: string, numeroUnique: string, accessKey: 
   return `${publicUrl}/logement/${encodeURIComponent(numeroUnique)}#cle=${accessKey}`;
 }
 
-function keyMatches(row: HousingRequestRow, presented: string): boolean {
+function keyMatches(row: DemandeRow, presented: string): boolean {
   const expected = Buffer.from(row.accessKeyHash, 'hex');
   const actual = Buffer.from(hashAccessKey(presented), 'hex');
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
 /** Whether the request's private key rides on this HTTP request. */
-export function holdsPrivateKey(request: FastifyRequest, row: HousingRequestRow): boolean {
+export function holdsPrivateKey(request: FastifyRequest, row: DemandeRow): boolean {
   const header = request.headers[ACCESS_KEY_HEADER];
   const presented = Array.isArray(header) ? header[0] : header;
   return typeof presented === 'string' && presented.length > 0 && presented.length <= 128 && keyMatches(row, presented);
 }
 
 /**
- * Whether this HTTP request may see the housing request in full (DESIGN.md privacy): the holder of
- * its private link, its owner, managers and admins.
+ * Whether this HTTP request may see the housing request in full (docs/produit.md « Confidentialité »):
+ * the holder of its private link, its owner, managers and admins.
  */
-export async function hasFullAccess(request: FastifyRequest, row: HousingRequestRow, auth: Auth): Promise<boolean> {
+export async function hasFullAccess(request: FastifyRequest, row: DemandeRow): Promise<boolean> {
   if (holdsPrivateKey(request, row)) return true;
-  const user = await sessionUser(auth, request);
+  const user = await compteDe(request);
   return user !== null && (user.id === row.ownerUserId || isGestionnaire(user.userType));
 }

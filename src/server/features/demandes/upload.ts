@@ -13,10 +13,10 @@ import {
   type Categorie,
   type TypeAccepte,
 } from '../../../domain/documents.js';
-import type { Db } from '../../db/index.js';
-import type { DocumentRow, HousingRequestRow } from '../../db/schema.js';
+import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { STALE_MS, type Storage, type TempFile } from '../../storage/index.js';
+import { AVATARS_PREFIX, STALE_MS, type Storage, type TempFile } from '../../storage/index.js';
+import type { DemandesRepository } from './repository.js';
 
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
 const SNIFF_BYTES = 4100;
@@ -86,12 +86,16 @@ const badType = (name: string) =>
   new ApiError(415, 'UNSUPPORTED_FILE_TYPE', `Le fichier « ${name} » n'est pas accepté : seuls les PDF, JPEG et PNG le sont.`);
 
 async function stageFile(
-  part: { file: NodeJS.ReadableStream & { truncated?: boolean }; filename: string },
+  part: { file: NodeJS.ReadableStream & { truncated?: boolean }; filename: string | undefined },
   category: Categorie,
   storage: Storage,
   maxBytes: number,
   staged: Staged[],
 ): Promise<void> {
+  if (!part.filename) {
+    part.file.resume();
+    throw new ApiError(400, 'NO_FILE', 'Un fichier a été envoyé sans nom : choisissez-le de nouveau.');
+  }
   const originalName = displayName(part.filename);
   const announced = typeFromExtension(originalName);
   if (!announced) throw badType(originalName);
@@ -134,8 +138,8 @@ async function stageFile(
  */
 export async function receiveDocuments(
   request: FastifyRequest,
-  deps: { db: Db; storage: Storage; maxBytes: number; now: () => Date },
-  row: HousingRequestRow,
+  deps: { repository: DemandesRepository; storage: Storage; maxBytes: number; now: () => Date },
+  row: DemandeRow,
 ): Promise<DocumentRow[]> {
   const staged: Staged[] = [];
   try {
@@ -165,18 +169,12 @@ export async function receiveDocuments(
 }
 
 async function commitDocuments(
-  deps: { db: Db; storage: Storage; now: () => Date },
-  row: HousingRequestRow,
+  deps: { repository: DemandesRepository; storage: Storage; now: () => Date },
+  row: DemandeRow,
   staged: Staged[],
 ): Promise<DocumentRow[]> {
   const uploadedAt = deps.now().toISOString();
-  const existing = await deps.db
-    .selectFrom('documents')
-    .select(['category', (eb) => eb.fn.max('position').as('n')])
-    .where('housingRequestId', '=', row.id)
-    .groupBy('category')
-    .execute();
-  const next = new Map<string, number>(existing.map((e) => [e.category, Number(e.n)]));
+  const next = await deps.repository.lastPositions(row.id);
 
   const rows: DocumentRow[] = staged.map((s) => {
     const index = (next.get(s.category) ?? 0) + 1;
@@ -202,10 +200,7 @@ async function commitDocuments(
       await s.temp.commit(rows[i]!.storageKey);
       committed.push(rows[i]!.storageKey);
     }
-    await deps.db.transaction().execute(async (trx) => {
-      await trx.insertInto('documents').values(rows).execute();
-      await trx.updateTable('housingRequests').set({ updatedAt: uploadedAt }).where('id', '=', row.id).execute();
-    });
+    await deps.repository.insertDocuments(row.id, rows, uploadedAt);
   } catch (error) {
     // Put things back as they were: no file without its record.
     await Promise.all(staged.map((s) => s.temp.discard()));
@@ -219,13 +214,13 @@ async function commitDocuments(
  * Removes stored files that no document references (a crash between rename and commit).
  * Files younger than `olderThanMs` are left alone: they may belong to an upload under way elsewhere.
  */
-export async function sweepOrphans(db: Db, storage: Storage, olderThanMs = STALE_MS): Promise<number> {
+export async function sweepOrphans(repository: DemandesRepository, storage: Storage, olderThanMs = STALE_MS): Promise<number> {
   let removed = 0;
   const limit = Date.now() - olderThanMs;
   for await (const { key, modifiedAt } of storage.keys()) {
-    if (modifiedAt.getTime() > limit) continue;
-    const found = await db.selectFrom('documents').select('id').where('storageKey', '=', key).executeTakeFirst();
-    if (!found) {
+    // Only documents live under a request's folder; profile pictures have their own (avatars/).
+    if (key.startsWith(`${AVATARS_PREFIX}/`) || modifiedAt.getTime() > limit) continue;
+    if (!(await repository.isDocumentKey(key))) {
       await storage.remove(key);
       removed += 1;
     }

@@ -1,0 +1,387 @@
+import { formatJour, formatJourCivil } from './dates.js';
+import { documentsParCategorieSchema } from './documents.js';
+import { foldForSearch, isValidNumeroUnique, normaliseEmail, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from './normalise.js';
+import {
+  BAILLEUR_VALUES,
+  BAILLEURS,
+  labelOf,
+  LOGEMENTS_ACTUELS,
+  NOMBRES_D_ENFANTS,
+  QUARTIER_OPTIONS,
+  QUARTIERS_SOUHAITES,
+  SEXES,
+  SITUATIONS_FAMILIALES,
+  TYPES_DE_LOGEMENT,
+  type Option,
+  LOGEMENT_ACTUEL_VALUES,
+  NOMBRE_D_ENFANTS_MAX,
+  QUARTIER_SOUHAITE_VALUES,
+  QUARTIER_VALUES,
+  SEXE_VALUES,
+  SITUATION_FAMILIALE_VALUES,
+  TYPE_DE_LOGEMENT_VALUES,
+} from './options.js';
+import { isStatut, STATUTS, type Statut } from './statut.js';
+import { z } from './zod.js';
+
+export const TEXTE_COURT_MAX = 200;
+export const TEXTE_LONG_MAX = 5000;
+
+/** A required text: one message when missing, another when of the wrong type. */
+const requis = (message: string) => ({
+  error: (issue: { input: unknown }) => (issue.input === undefined || issue.input === null ? message : 'Ce champ doit être un texte.'),
+});
+
+/** Optional free text: trimmed, kept as typed, '' when absent. */
+const texte = (max: number, champ: string) =>
+  z
+    .string({ error: `${champ} doit être un texte.` })
+    .trim()
+    .max(max, { error: `${champ} ne doit pas dépasser ${max} caractères.` })
+    .default('');
+
+/** Optional amount in euros: '' or null means unknown. */
+const montant = (champ: string) =>
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? null : typeof v === 'string' ? Number(v.replace(',', '.').replace(/\s/gu, '')) : v),
+    z
+      .number({ error: `${champ} doit être un nombre.` })
+      .min(0, { error: `${champ} ne peut pas être négatif.` })
+      .max(10_000_000, { error: `${champ} semble trop élevé.` })
+      .nullable(),
+  );
+
+const choix = <T extends [string, ...string[]]>(valeurs: T, champ: string) =>
+  z.enum(valeurs, { error: `${champ} : choix invalide.` });
+
+export const numeroUniqueSchema = z
+  .string(requis('Le numéro unique est obligatoire.'))
+  .transform(normaliseNumeroUnique)
+  .refine((v) => v.length > 0, { error: 'Le numéro unique est obligatoire.' })
+  .refine(isValidNumeroUnique, { error: NUMERO_UNIQUE_MESSAGE });
+
+/** A numéro unique in a path: normalised, then checked (`400 INVALID_NUMERO` when it is not one). */
+export const numeroUniqueParamSchema = z
+  .string()
+  .transform(normaliseNumeroUnique)
+  .refine(isValidNumeroUnique, { error: NUMERO_UNIQUE_MESSAGE, params: { code: 'INVALID_NUMERO' } });
+export const numeroUniqueParamsSchema = z.object({ numeroUnique: numeroUniqueParamSchema });
+
+/** A housing request as submitted (docs/produit.md « La demande »). Server-set fields (id, status, date) are not part of it. */
+export const demandeSaisieSchema = z.object({
+  numeroUnique: numeroUniqueSchema,
+  prenom: z
+    .string(requis('Le prénom est obligatoire.'))
+    .trim()
+    .min(1, { error: 'Le prénom est obligatoire.' })
+    .max(TEXTE_COURT_MAX, { error: `Le prénom ne doit pas dépasser ${TEXTE_COURT_MAX} caractères.` }),
+  nom: texte(TEXTE_COURT_MAX, 'Le nom'),
+  sexe: z.preprocess((v) => (v === '' || v === undefined ? null : v), choix(SEXE_VALUES, 'Le sexe').nullable()),
+  dateDeNaissance: z.preprocess(
+    (v) => (v === '' || v === undefined ? null : v),
+    z.iso.date({ error: 'La date de naissance doit être une date valide (AAAA-MM-JJ).' }).nullable(),
+  ),
+  email: z
+    .string(requis("L'adresse e-mail est obligatoire."))
+    .transform(normaliseEmail)
+    .refine((v) => v.length > 0, { error: "L'adresse e-mail est obligatoire." })
+    .pipe(z.email({ error: "L'adresse e-mail n'est pas valide." }).max(254, { error: "L'adresse e-mail est trop longue." })),
+  numeroDeTelephone: texte(30, 'Le numéro de téléphone'),
+  adresse: texte(TEXTE_COURT_MAX, "L'adresse"),
+  adresseComplement: texte(TEXTE_COURT_MAX, "Le complément d'adresse"),
+  codePostal: texte(10, 'Le code postal'),
+  ville: texte(TEXTE_COURT_MAX, 'La ville'),
+  salaireBrut: montant('Le salaire brut'),
+  salaireAvisImpot1: montant("Le revenu de l'avis d'imposition N-1"),
+  salaireAvisImpot2: montant("Le revenu de l'avis d'imposition N-2"),
+  situationFamiliale: choix(SITUATION_FAMILIALE_VALUES, 'La situation familiale').default('celibataire'),
+  nombreDEnfants: z.coerce
+    .number({ error: "Le nombre d'enfants doit être un nombre." })
+    .int({ error: "Le nombre d'enfants doit être un nombre entier." })
+    .min(0, { error: "Le nombre d'enfants ne peut pas être négatif." })
+    .max(NOMBRE_D_ENFANTS_MAX, { error: `Le nombre d'enfants va de 0 à ${NOMBRE_D_ENFANTS_MAX}.` })
+    .default(0),
+  logementActuel: choix(LOGEMENT_ACTUEL_VALUES, 'Le logement actuel').default('sans domicile fixe'),
+  typeDeLogementActuel: choix(TYPE_DE_LOGEMENT_VALUES, 'Le type de logement actuel').default('studio'),
+  quartierActuel: z.preprocess(
+    (v) => (v === '' || v === undefined ? null : v),
+    choix(QUARTIER_VALUES, 'Le quartier actuel').nullable(),
+  ),
+  bailleurActuel: choix(BAILLEUR_VALUES, 'Le bailleur actuel').default('pah'),
+  typeDeLogementSouhaite: choix(TYPE_DE_LOGEMENT_VALUES, 'Le type de logement souhaité').default('studio'),
+  quartierSouhaite: z
+    .array(choix(QUARTIER_SOUHAITE_VALUES, 'Le quartier souhaité'), { error: 'Les quartiers souhaités doivent être une liste.' })
+    .transform((list) => [...new Set(list)])
+    .default([]),
+  motivations: z
+    .string(requis('Les motivations sont obligatoires.'))
+    .trim()
+    .min(1, { error: 'Les motivations sont obligatoires.' })
+    .max(TEXTE_LONG_MAX, { error: `Les motivations ne doivent pas dépasser ${TEXTE_LONG_MAX} caractères.` }),
+  commentaires: texte(TEXTE_LONG_MAX, 'Les commentaires'),
+});
+
+export type DemandeSaisie = z.input<typeof demandeSaisieSchema>;
+export type DemandeCreation = z.output<typeof demandeSaisieSchema>;
+
+/** Defaults of the request form (docs/produit.md « La demande »). */
+export const DEMANDE_VALEURS_INITIALES = {
+  numeroUnique: '',
+  prenom: '',
+  nom: '',
+  sexe: '',
+  dateDeNaissance: '',
+  email: '',
+  numeroDeTelephone: '',
+  adresse: '',
+  adresseComplement: '',
+  codePostal: '',
+  ville: '',
+  salaireBrut: '',
+  salaireAvisImpot1: '',
+  salaireAvisImpot2: '',
+  situationFamiliale: 'celibataire',
+  nombreDEnfants: 0,
+  logementActuel: 'sans domicile fixe',
+  typeDeLogementActuel: 'studio',
+  quartierActuel: '',
+  bailleurActuel: 'pah',
+  typeDeLogementSouhaite: 'studio',
+  quartierSouhaite: [],
+  motivations: '',
+  commentaires: '',
+} as const satisfies Record<keyof DemandeSaisie, unknown>;
+
+/** One step of a request's history: who changed it is told to managers only. */
+export const evenementStatutSchema = z.object({
+  de: z.enum(STATUTS).nullable(),
+  vers: z.enum(STATUTS),
+  date: z.string(),
+  par: z.string().optional(),
+});
+export type EvenementStatut = z.infer<typeof evenementStatutSchema>;
+
+/** What anyone who knows the numéro sees. */
+export const demandeStatutVueSchema = z.object({
+  acces: z.literal('statut'),
+  numeroUnique: z.string(),
+  statutDeLaDemande: z.enum(STATUTS),
+  dateDEnregistrement: z.string(),
+});
+export type DemandeStatutVue = z.infer<typeof demandeStatutVueSchema>;
+
+/** What the private-link holder, the owner and managers see. */
+export const demandeCompleteSchema = z.object({
+  acces: z.literal('complet'),
+  id: z.string(),
+  numeroUnique: z.string(),
+  prenom: z.string(),
+  nom: z.string(),
+  sexe: z.enum(SEXE_VALUES).nullable(),
+  dateDeNaissance: z.string().nullable(),
+  email: z.string(),
+  numeroDeTelephone: z.string(),
+  adresse: z.string(),
+  adresseComplement: z.string(),
+  codePostal: z.string(),
+  ville: z.string(),
+  salaireBrut: z.number().nullable(),
+  salaireAvisImpot1: z.number().nullable(),
+  salaireAvisImpot2: z.number().nullable(),
+  situationFamiliale: z.enum(SITUATION_FAMILIALE_VALUES),
+  nombreDEnfants: z.number(),
+  logementActuel: z.enum(LOGEMENT_ACTUEL_VALUES),
+  typeDeLogementActuel: z.enum(TYPE_DE_LOGEMENT_VALUES),
+  quartierActuel: z.enum(QUARTIER_VALUES).nullable(),
+  bailleurActuel: z.enum(BAILLEUR_VALUES),
+  typeDeLogementSouhaite: z.enum(TYPE_DE_LOGEMENT_VALUES),
+  quartierSouhaite: z.array(z.enum(QUARTIER_SOUHAITE_VALUES)),
+  dateDEnregistrement: z.string(),
+  statutDeLaDemande: z.enum(STATUTS),
+  motivations: z.string(),
+  commentaires: z.string(),
+  documents: documentsParCategorieSchema,
+});
+export type DemandeComplete = z.infer<typeof demandeCompleteSchema>;
+
+export const demandeVueSchema = z.discriminatedUnion('acces', [demandeStatutVueSchema, demandeCompleteSchema]);
+export type DemandeVue = DemandeStatutVue | DemandeComplete;
+
+/** The 201 answer of a creation: the full request plus, once only, its private link. */
+export const demandeCreeeSchema = demandeCompleteSchema.extend({ accessKey: z.string(), privateLink: z.string() });
+export type DemandeCreee = z.infer<typeof demandeCreeeSchema>;
+
+/** A row of the managers' list: what a manager scans, not the whole file. */
+export const ligneDemandeSchema = z.object({
+  id: z.string(),
+  numeroUnique: z.string(),
+  prenom: z.string(),
+  nom: z.string(),
+  email: z.string(),
+  numeroDeTelephone: z.string(),
+  typeDeLogementSouhaite: z.string(),
+  nombreDEnfants: z.number(),
+  dateDEnregistrement: z.string(),
+  statutDeLaDemande: z.enum(STATUTS),
+});
+export type LigneDemande = z.infer<typeof ligneDemandeSchema>;
+export const COLONNES_LIGNE = Object.keys(ligneDemandeSchema.shape) as (keyof LigneDemande)[];
+
+/** The managers' list: page sizes, sortable columns, and the query that asks for a page. */
+export const TAILLES_DE_PAGE = [5, 10, 25, 50, 100] as const;
+export const TAILLE_DE_PAGE_DEFAUT = 10;
+export const TRIS = [
+  'dateDEnregistrement',
+  'numeroUnique',
+  'nom',
+  'prenom',
+  'email',
+  'statutDeLaDemande',
+  'typeDeLogementSouhaite',
+  'nombreDEnfants',
+] as const;
+export type Tri = (typeof TRIS)[number];
+export const TRI_DEFAUT: Tri = 'dateDEnregistrement';
+
+export const listeQuerySchema = z.object({
+  q: z.string({ error: 'La recherche doit être un texte.' }).trim().max(200, { error: 'La recherche est trop longue.' }).default(''),
+  status: z
+    .string({ error: 'Le statut doit être un texte.' })
+    .default('')
+    .refine((s) => s === '' || isStatut(s), { error: 'Statut inconnu.' }),
+  sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
+  order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
+  page: z.coerce
+    .number({ error: 'La page doit être un nombre.' })
+    .int({ error: 'La page doit être un nombre entier.' })
+    .min(1, { error: 'Les pages commencent à 1.' })
+    .max(1_000_000, { error: 'Cette page est trop loin.' })
+    .default(1),
+  pageSize: z.coerce
+    .number({ error: 'Taille de page invalide.' })
+    .refine((n) => (TAILLES_DE_PAGE as readonly number[]).includes(n), { error: `La taille de page doit être ${TAILLES_DE_PAGE.join(', ')}.` })
+    .default(TAILLE_DE_PAGE_DEFAUT),
+});
+export type ListeQuery = z.output<typeof listeQuerySchema>;
+export type ListeParams = z.input<typeof listeQuerySchema>;
+
+export const listeDemandesSchema = z.object({ data: z.array(ligneDemandeSchema), total: z.number() });
+
+/** A manager sets a status (spec: `logementId` is the numéro unique; the request's id is accepted too). */
+export const changementStatutSchema = z.object({
+  logementId: z.string({ error: 'logementId est obligatoire.' }).min(1, { error: 'logementId est obligatoire.' }).max(64, { error: 'logementId est trop long.' }),
+  newStatus: z.string({ error: 'newStatus est obligatoire.' }).refine(isStatut, { error: `Statut inconnu : choisissez parmi ${STATUTS.join(', ')}.` }),
+});
+export const statutChangeSchema = z.object({ numeroUnique: z.string(), statutDeLaDemande: z.enum(STATUTS), updatedAt: z.string() });
+
+/**
+ * The fields of a request as people read them (docs/produit.md « La demande »): their French label,
+ * their options, and how a value reads. This one table feeds the form's options, the detail view,
+ * the managers' search text and the CSV export.
+ */
+type Lecture = 'texte' | 'option' | 'options' | 'montant' | 'jourCivil' | 'instant' | 'enfants';
+interface Champ {
+  readonly label: string;
+  readonly lecture: Lecture;
+  readonly options?: readonly Option[];
+}
+type ChampLu = Exclude<keyof DemandeComplete, 'acces' | 'id' | 'documents'>;
+
+export const CHAMPS_DEMANDE = {
+  numeroUnique: { label: 'Numéro unique', lecture: 'texte' },
+  prenom: { label: 'Prénom', lecture: 'texte' },
+  nom: { label: 'Nom', lecture: 'texte' },
+  email: { label: 'Adresse e-mail', lecture: 'texte' },
+  numeroDeTelephone: { label: 'Téléphone', lecture: 'texte' },
+  adresse: { label: 'Adresse', lecture: 'texte' },
+  adresseComplement: { label: "Complément d'adresse", lecture: 'texte' },
+  codePostal: { label: 'Code postal', lecture: 'texte' },
+  ville: { label: 'Ville', lecture: 'texte' },
+  sexe: { label: 'Sexe', lecture: 'option', options: SEXES },
+  dateDeNaissance: { label: 'Date de naissance', lecture: 'jourCivil' },
+  situationFamiliale: { label: 'Situation familiale', lecture: 'option', options: SITUATIONS_FAMILIALES },
+  nombreDEnfants: { label: "Nombre d'enfants", lecture: 'enfants', options: NOMBRES_D_ENFANTS },
+  logementActuel: { label: 'Logement actuel', lecture: 'option', options: LOGEMENTS_ACTUELS },
+  typeDeLogementActuel: { label: 'Type de logement actuel', lecture: 'option', options: TYPES_DE_LOGEMENT },
+  quartierActuel: { label: 'Quartier actuel', lecture: 'option', options: QUARTIER_OPTIONS },
+  bailleurActuel: { label: 'Bailleur actuel', lecture: 'option', options: BAILLEURS },
+  typeDeLogementSouhaite: { label: 'Type de logement souhaité', lecture: 'option', options: TYPES_DE_LOGEMENT },
+  quartierSouhaite: { label: 'Quartiers souhaités', lecture: 'options', options: QUARTIERS_SOUHAITES },
+  salaireBrut: { label: 'Salaire brut mensuel', lecture: 'montant' },
+  salaireAvisImpot1: { label: 'Revenu fiscal N-1', lecture: 'montant' },
+  salaireAvisImpot2: { label: 'Revenu fiscal N-2', lecture: 'montant' },
+  dateDEnregistrement: { label: 'Date d’enregistrement', lecture: 'instant' },
+  statutDeLaDemande: { label: 'Statut', lecture: 'texte' },
+  motivations: { label: 'Motivations', lecture: 'texte' },
+  commentaires: { label: 'Commentaires', lecture: 'texte' },
+} as const satisfies Record<ChampLu, Champ>;
+
+export type ValeursDemande = Pick<DemandeComplete, ChampLu>;
+
+const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR', maximumFractionDigits: 2 });
+
+/** A field's value as people read it ('' when not given): option labels, dd/mm/yyyy dates, amounts in euros. */
+export function valeurLue(champ: ChampLu, d: ValeursDemande): string {
+  const def: Champ = CHAMPS_DEMANDE[champ];
+  const value = d[champ];
+  if (value === null || value === undefined || value === '') return '';
+  switch (def.lecture) {
+    case 'option':
+      return labelOf(def.options!, String(value));
+    case 'options':
+      return (value as readonly string[]).map((v) => labelOf(def.options!, v)).join(', ');
+    case 'montant':
+      return euros.format(value as number);
+    case 'jourCivil':
+      return formatJourCivil(value as string);
+    case 'instant':
+      return formatJour(value as string);
+    case 'enfants':
+    case 'texte':
+      return String(value);
+  }
+}
+
+/** The sections of the detail view, each a list of fields of CHAMPS_DEMANDE. */
+export const SECTIONS_DEMANDE: readonly { titre: string; champs: readonly ChampLu[] }[] = [
+  { titre: 'Identité et coordonnées', champs: ['prenom', 'nom', 'sexe', 'dateDeNaissance', 'email', 'numeroDeTelephone', 'adresse', 'adresseComplement', 'codePostal', 'ville'] },
+  { titre: 'Situation', champs: ['situationFamiliale', 'nombreDEnfants', 'logementActuel', 'typeDeLogementActuel', 'quartierActuel', 'bailleurActuel'] },
+  { titre: 'Logement souhaité', champs: ['typeDeLogementSouhaite', 'quartierSouhaite'] },
+  { titre: 'Ressources', champs: ['salaireBrut', 'salaireAvisImpot1', 'salaireAvisImpot2'] },
+  { titre: 'Motivations et commentaires', champs: ['motivations', 'commentaires'] },
+];
+
+/** The columns of the managers' CSV export, in order. */
+export const COLONNES_CSV: readonly ChampLu[] = [
+  'numeroUnique',
+  'dateDEnregistrement',
+  'statutDeLaDemande',
+  'prenom',
+  'nom',
+  'email',
+  'numeroDeTelephone',
+  'adresse',
+  'adresseComplement',
+  'codePostal',
+  'ville',
+  'nombreDEnfants',
+  'typeDeLogementSouhaite',
+  'motivations',
+  'commentaires',
+];
+
+/**
+ * What the managers' search looks into: every field as people read it, plus the raw amounts and
+ * birth date as typed, case and accents folded so that "helene" finds "Hélène".
+ */
+export function texteDeRecherche(d: ValeursDemande): string {
+  const parts: string[] = [];
+  for (const champ of Object.keys(CHAMPS_DEMANDE) as ChampLu[]) {
+    const lu = valeurLue(champ, d);
+    if (lu === '') continue;
+    const def: Champ = CHAMPS_DEMANDE[champ];
+    if (def.lecture === 'montant' || def.lecture === 'jourCivil') parts.push(String(d[champ]));
+    parts.push(def.lecture === 'enfants' ? `${lu} enfant${d.nombreDEnfants > 1 ? 's' : ''}` : lu);
+  }
+  return foldForSearch(parts.join(' ')).replace(/\s+/gu, ' ');
+}

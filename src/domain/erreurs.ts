@@ -1,0 +1,83 @@
+import { z } from './zod.js';
+
+/**
+ * The error contract of the API (docs/api.md): every error is `{ error: { code, message, fields? } }`,
+ * `message` in French for a person, `fields` per input field. The web reads the same shape.
+ */
+export const CODES_ERREUR = [
+  'BAD_REQUEST',
+  'VALIDATION',
+  'INVALID_NUMERO',
+  'INVALID_JSON',
+  'NUL_BYTE',
+  'UNKNOWN_CATEGORY',
+  'EMPTY_FILE',
+  'NO_FILE',
+  'PASSWORD_TOO_COMMON',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'DOCUMENT_NOT_FOUND',
+  'NO_DOCUMENT',
+  'METHOD_NOT_ALLOWED',
+  'TIMEOUT',
+  'DUPLICATE',
+  'EMAIL_TAKEN',
+  'LAST_ADMIN',
+  'TOO_LARGE',
+  'FILE_TOO_LARGE',
+  'TOO_MANY_FILES',
+  'TOO_MANY_PARTS',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNSUPPORTED_FILE_TYPE',
+  'FILE_TYPE_MISMATCH',
+  'UNREADABLE_IMAGE',
+  'RATE_LIMITED',
+  'INTERNAL',
+] as const;
+/** The app's own codes; better-auth's codes (INVALID_EMAIL_OR_PASSWORD…) pass through as they are. */
+export type CodeErreur = (typeof CODES_ERREUR)[number];
+
+export interface CorpsErreur {
+  error: { code: string; message: string; fields?: Record<string, string> };
+}
+
+export const corpsErreurSchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), fields: z.record(z.string(), z.string()).optional() }),
+});
+
+/** The messages people read, written once for the server and the web. */
+export const MESSAGES = {
+  validation: 'Le formulaire contient des erreurs : corrigez les champs signalés.',
+  requeteInvalide: 'La requête contient des valeurs invalides.',
+  requeteIncorrecte: 'La requête est incorrecte.',
+  octetNul: 'La requête contient un caractère nul, refusé.',
+  doublon: 'Une demande existe déjà pour ce numéro unique !',
+  demandeIntrouvable: "Il n'existe pas de demande de logement pour ce numéro unique",
+  accesComplet:
+    "Accès refusé : ouvrez le lien privé reçu lors de l'enregistrement de la demande (ou par e-mail) pour accéder à ses informations et à ses documents.",
+  connexionGestionnaire: 'Connectez-vous avec un compte de gestionnaire.',
+  reserveGestionnaires: 'Accès réservé aux gestionnaires de la mairie annexe.',
+  connexionRequise: 'Connectez-vous pour continuer.',
+  reserveAdministrateurs: 'Accès réservé aux administrateurs.',
+  habitantIntrouvable: "Cet habitant n'existe pas.",
+  apiIntrouvable: "Cette adresse de l'API n'existe pas.",
+  pageIntrouvable: "Cette page n'existe pas.",
+  tropDeTentatives: 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.',
+  inattendue: 'Une erreur inattendue est survenue. Réessayez dans un instant.',
+  reseau: 'Impossible de joindre le serveur. Vérifiez votre connexion internet puis réessayez.',
+  enregistre: 'Formulaire enregistré !',
+  televerse: 'Pièces jointes téléversées avec succès !',
+} as const;
+
+/** Per-field French messages from a zod error, keyed by the first path segment ('_' for the whole). */
+export function fieldMessages(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? String(issue.path[0]) : '_';
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { fileTypeFromBuffer } from 'file-type';
+import sharp from 'sharp';
+import { uidSchema } from '../../../domain/compte.js';
+import { z } from '../../../domain/zod.js';
+import { compteDe } from '../../auth/guards.js';
+import { ApiError } from '../../errors.js';
+import { reponses } from '../../http.js';
+import { AVATARS_PREFIX } from '../../storage/index.js';
+import type { CompteRepository } from './repository.js';
+import { DEFAULT_PIC } from './vues.js';
+
+const AVATAR_SIZE = 256;
+const AVATAR_MAX_BYTES = 5 * 1024 * 1024;
+const avatarKey = (uid: string, version: string) => `${AVATARS_PREFIX}/${uid}/${version}.webp`;
+/** The version of the stored picture, from the `image` column (`/app/api/user/pic/{uid}?v={version}`). */
+const versionOf = (image: string | null | undefined) => (image ? new URL(image, 'http://x').searchParams.get('v') : null);
+
+/**
+ * Profile pictures: checked on content like documents (JPEG or PNG), turned upright, cropped square,
+ * resized to 256 px and re-encoded (which also drops the photo's metadata, GPS position included).
+ */
+export function avatarRoutes(repository: CompteRepository) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { storage } = app.deps;
+
+    app.post('/user/me/pic', { schema: { response: reponses(201, z.object({ data: z.object({ pic: z.string() }) })) } }, async (request, reply) => {
+      const me = (await compteDe(request))!;
+      if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'La photo doit être envoyée en multipart/form-data.');
+      const part = await request.file({ limits: { fileSize: AVATAR_MAX_BYTES, files: 1 } });
+      if (!part) throw new ApiError(400, 'NO_FILE', 'Aucune photo reçue.');
+      let input: Buffer;
+      try {
+        input = await part.toBuffer();
+      } catch (error) {
+        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+          throw new ApiError(413, 'FILE_TOO_LARGE', 'La photo dépasse la taille maximale de 5 Mo.');
+        }
+        throw error;
+      }
+      const type = (await fileTypeFromBuffer(input))?.mime;
+      if (type !== 'image/jpeg' && type !== 'image/png') {
+        throw new ApiError(415, 'UNSUPPORTED_FILE_TYPE', 'La photo doit être une image JPEG ou PNG.');
+      }
+      let output: Buffer;
+      try {
+        output = await sharp(input).rotate().resize(AVATAR_SIZE, AVATAR_SIZE, { fit: 'cover' }).webp({ quality: 80 }).toBuffer();
+      } catch {
+        throw new ApiError(415, 'UNREADABLE_IMAGE', "Cette image n'a pas pu être lue. Essayez une autre photo.");
+      }
+      const version = randomUUID();
+      const temp = storage.createTemp();
+      temp.stream.end(output);
+      await temp.commit(avatarKey(me.id, version));
+      const previous = await repository.findById(me.id);
+      const pic = `/app/api/user/pic/${me.id}?v=${version}`;
+      await repository.update(me.id, { image: pic });
+      const old = versionOf(previous?.image);
+      if (old) await storage.remove(avatarKey(me.id, old));
+      return reply.status(201).send({ data: { pic } });
+    });
+  };
+}
+
+const picQuery = z.object({ v: z.string().max(64, { error: 'Version de photo inconnue.' }).optional() });
+
+/** Anyone may see a profile picture (it is part of the public profile). */
+export function avatarPublic(repository: CompteRepository) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { storage } = app.deps;
+
+    app.get('/user/pic/:uid', { schema: { params: z.object({ uid: uidSchema }), querystring: picQuery } }, async (request, reply) => {
+      const { uid } = request.params;
+      const { v } = request.query;
+      const current = versionOf((await repository.findById(uid))?.image);
+      if (!current || (v && v !== current) || !(await storage.exists(avatarKey(uid, current)))) {
+        return reply.redirect(DEFAULT_PIC);
+      }
+      return reply
+        .header('Content-Type', 'image/webp')
+        .header('Cache-Control', v ? 'public, max-age=31536000, immutable' : 'no-cache')
+        .send(storage.read(avatarKey(uid, current)));
+    });
+  };
+}

@@ -1,0 +1,137 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  inscriptionSchema,
+  moiSchema,
+  PAGE_UTILISATEURS,
+  profilPersonnelSchema,
+  profilPublicSchema,
+  profilSchema,
+  roleSchema,
+  uidSchema,
+  utilisateursQuerySchema,
+} from '../../../domain/compte.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { foldForSearch } from '../../../domain/normalise.js';
+import { z } from '../../../domain/zod.js';
+import { compteDe } from '../../auth/guards.js';
+import type { UserRow } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
+import { reponses } from '../../http.js';
+import type { CompteRepository } from './repository.js';
+import type { CompteService } from './service.js';
+import { toPersonnel, toPublic } from './vues.js';
+
+const uidParams = z.object({ uid: uidSchema });
+const slugParams = z.object({ slug: z.string().min(1, { error: 'Le lieu est obligatoire.' }).max(100, { error: 'Le nom du lieu est trop long.' }) });
+const habitantsReponse = reponses(200, z.object({ data: z.object({ slug: z.string(), habitants: z.array(z.string()) }) }));
+
+interface Deps {
+  repository: CompteRepository;
+  service: CompteService;
+}
+
+async function found(repository: CompteRepository, uid: string): Promise<UserRow> {
+  const user = await repository.findById(uid);
+  if (!user) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+  return user;
+}
+
+/** Routes anyone may call: sign-up, public profiles, inhabitants of a place. */
+export function routesPubliques({ repository, service }: Deps) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { rateLimits } = app.deps;
+
+    app.post(
+      '/user/inscription',
+      { config: { rateLimit: rateLimits.inscription }, schema: { body: inscriptionSchema, response: reponses(201, z.object({ data: profilPersonnelSchema })) } },
+      async (request, reply) => {
+        const { user, cookies } = await service.inscrire(request.body, request.headers);
+        if (cookies.length > 0) reply.header('set-cookie', cookies);
+        return reply.status(201).send({ data: toPersonnel(user) });
+      },
+    );
+
+    app.get('/user/public/:uid', { schema: { params: uidParams, response: reponses(200, z.object({ data: profilPublicSchema })) } }, async (request) => ({
+      data: toPublic(await found(repository, request.params.uid)),
+    }));
+
+    app.get('/quartiers/:slug/habitants', { schema: { params: slugParams, response: habitantsReponse } }, async (request) => {
+      const { slug } = request.params;
+      return { data: { slug, habitants: await repository.inhabitants('quartierSlug', slug) } };
+    });
+
+    app.get('/villes/:slug/habitants', { schema: { params: slugParams, response: habitantsReponse } }, async (request) => {
+      const { slug } = request.params;
+      return { data: { slug, habitants: await repository.inhabitants('villeSlug', slug) } };
+    });
+  };
+}
+
+/** Routes of the signed-in account (registered in a scope that answers 401 to anyone else). */
+export function routesCompte({ repository }: Deps) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { config } = app.deps;
+
+    app.get('/user/data/:uid', { schema: { params: uidParams, response: reponses(200, z.object({ data: profilPersonnelSchema })) } }, async (request) => {
+      const me = (await compteDe(request))!;
+      if (me.id !== request.params.uid && me.userType !== 'admin') throw new ApiError(403, 'FORBIDDEN', 'Ces informations sont privées.');
+      return { data: toPersonnel(await found(repository, request.params.uid)) };
+    });
+
+    app.get('/user/me', { schema: { response: reponses(200, z.object({ data: moiSchema })) } }, async (request) => {
+      const user = await found(repository, (await compteDe(request))!.id);
+      const [followers, following] = await Promise.all([repository.related(user.id, 'followers'), repository.related(user.id, 'following')]);
+      return {
+        data: {
+          ...toPersonnel(user),
+          invitationLink: `${config.publicUrl}/invitation/${encodeURIComponent(user.id)}`,
+          followers: followers.map(toPublic),
+          following: following.map(toPublic),
+        },
+      };
+    });
+
+    app.patch('/user/me', { schema: { body: profilSchema, response: reponses(200, z.object({ data: profilPersonnelSchema })) } }, async (request) => {
+      const me = (await compteDe(request))!;
+      const { nom, prenom } = request.body;
+      await repository.update(me.id, { nom, prenom, name: `${prenom} ${nom}`, updatedAt: new Date().toISOString() });
+      return { data: toPersonnel(await found(repository, me.id)) };
+    });
+  };
+}
+
+/** Administration of accounts (registered in a scope reserved to admins). */
+export function routesAdmin({ repository }: Deps) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/admin/users',
+      { schema: { querystring: utilisateursQuerySchema, response: reponses(200, z.object({ data: z.array(profilPersonnelSchema), total: z.number() })) } },
+      async (request) => {
+        const { q, page } = request.query;
+        const rows = await repository.listAll();
+        const folded = foldForSearch(q);
+        const matching = folded ? rows.filter((u) => foldForSearch(`${u.prenom} ${u.nom} ${u.email} ${u.userType}`).includes(folded)) : rows;
+        return { data: matching.slice((page - 1) * PAGE_UTILISATEURS, page * PAGE_UTILISATEURS).map(toPersonnel), total: matching.length };
+      },
+    );
+
+    app.post(
+      '/admin/users/:uid/role',
+      { schema: { params: uidParams, body: roleSchema, response: reponses(200, z.object({ data: profilPersonnelSchema })) } },
+      async (request) => {
+        const admin = (await compteDe(request))!;
+        const { uid } = request.params;
+        const { role } = request.body;
+        if (uid === admin.id && role !== 'admin') throw new ApiError(409, 'LAST_ADMIN', 'Vous ne pouvez pas retirer vos propres droits d’administrateur.');
+        if (!(await repository.setRole({ id: uid }, role))) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+        request.log.info({ by: admin.id, uid, role }, 'role changed');
+        return { data: toPersonnel(await found(repository, uid)) };
+      },
+    );
+  };
+}

@@ -1,0 +1,56 @@
+import { APIError } from 'better-auth/api';
+import { fromNodeHeaders } from 'better-auth/node';
+import type { IncomingHttpHeaders } from 'node:http';
+import { MOT_DE_PASSE_COURANT, type Inscription } from '../../../domain/compte.js';
+import { isCommonPassword, type Auth } from '../../auth/index.js';
+import type { UserRow } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
+import { placeSlugs, type CompteRepository } from './repository.js';
+import { DEFAULT_PIC } from './vues.js';
+
+const EMAIL_TAKEN = 'Un compte existe déjà avec cette adresse e-mail. Connectez-vous, ou choisissez « Mot de passe oublié ».';
+const RUE_INCONNUE = 'Choisissez votre rue dans la liste.';
+
+/** State changes of accounts. */
+export class CompteService {
+  constructor(private readonly deps: { repository: CompteRepository; auth: Auth; rues: ReadonlySet<string> }) {}
+
+  /**
+   * Creates the account through better-auth (password hashing, session), then its profile and, after an
+   * invitation, the mutual follow. Answers the new user and the session cookies to set.
+   */
+  async inscrire(input: Inscription, headers: IncomingHttpHeaders): Promise<{ user: UserRow; cookies: string[] }> {
+    const { repository, auth, rues } = this.deps;
+    if (!rues.has(input.rue)) throw new ApiError(400, 'VALIDATION', RUE_INCONNUE, { rue: RUE_INCONNUE });
+    if (isCommonPassword(input.password)) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
+
+    let created: { headers: Headers; userId: string };
+    try {
+      const { headers: answer, response } = await auth.api.signUpEmail({
+        body: { name: `${input.prenom} ${input.nom}`, email: input.email, password: input.password, nom: input.nom, prenom: input.prenom },
+        headers: fromNodeHeaders(headers),
+        returnHeaders: true,
+      });
+      created = { headers: answer, userId: response.user.id };
+    } catch (error) {
+      if (error instanceof APIError && String(error.body?.code ?? '').startsWith('USER_ALREADY_EXISTS')) {
+        throw new ApiError(409, 'EMAIL_TAKEN', EMAIL_TAKEN, { email: EMAIL_TAKEN });
+      }
+      throw error;
+    }
+
+    await repository.update(created.userId, {
+      gender: input.gender,
+      birthday: input.birthday,
+      pays: input.pays,
+      ville: input.ville,
+      quartier: input.quartier,
+      ...placeSlugs(input.ville, input.quartier),
+      residence: input.residence,
+      rue: input.rue,
+      image: DEFAULT_PIC,
+    });
+    if (input.inviterUid) await repository.followEachOther(created.userId, input.inviterUid);
+    return { user: (await repository.findById(created.userId))!, cookies: created.headers.getSetCookie() };
+  }
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { changementStatutSchema, demandeCompleteSchema, listeDemandesSchema, listeQuerySchema, statutChangeSchema } from '../../../domain/demande.js';
+import type { Statut } from '../../../domain/statut.js';
+import { z } from '../../../domain/zod.js';
+import { compteDe } from '../../auth/guards.js';
+import { reponses } from '../../http.js';
+import { exportCsv } from './export.js';
+import type { DemandesRepository } from './repository.js';
+import type { DemandesService } from './service.js';
+import { toComplete } from './vues.js';
+
+/** The managers' routes; registered in a scope that refuses everyone else (see index.ts). */
+export function routesGestion(deps: { repository: DemandesRepository; service: DemandesService }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { repository, service } = deps;
+
+    // Server-side search, sort, filter and pages (docs/produit.md « Liste des gestionnaires »).
+    app.get('/logement', { schema: { querystring: listeQuerySchema, response: reponses(200, listeDemandesSchema) } }, async (request) =>
+      repository.page(request.query),
+    );
+
+    // SPEC §7: the map of every request, keyed by numéro unique.
+    app.get('/logement/all', { schema: { response: reponses(200, z.object({ data: z.record(z.string(), demandeCompleteSchema) })) } }, async () => {
+      const rows = await repository.listAll();
+      return { data: Object.fromEntries(rows.map((r) => [r.numeroUnique, toComplete(r, [])])) };
+    });
+
+    app.post(
+      '/logement/update/status',
+      { schema: { body: changementStatutSchema, response: reponses(200, z.object({ data: statutChangeSchema })) } },
+      async (request) => {
+        const actor = (await compteDe(request))!;
+        const row = await service.changerStatut(request.body.logementId, request.body.newStatus as Statut, actor.id, request.log);
+        return { data: { numeroUnique: row.numeroUnique, statutDeLaDemande: row.statutDeLaDemande as Statut, updatedAt: row.updatedAt } };
+      },
+    );
+
+    app.get('/logement/export.csv', { schema: { querystring: listeQuerySchema } }, async (request, reply) => {
+      const day = new Date().toISOString().slice(0, 10);
+      return reply
+        .header('Content-Type', 'text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="demandes-logement-${day}.csv"`)
+        .header('Cache-Control', 'no-store')
+        .send(exportCsv(repository.stream(request.query), request.log));
+    });
+  };
+}

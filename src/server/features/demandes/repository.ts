@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { COLONNES_LIGNE, texteDeRecherche, type DemandeCreation, type EvenementStatut, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import { foldForSearch } from '../../../domain/normalise.js';
+import { STATUT_INITIAL, statutRang, type Statut } from '../../../domain/statut.js';
+import type { Db, DbKind } from '../../db/index.js';
+import type { Database, DemandeRow, DocumentRow, NewDemande } from '../../db/schema.js';
+import { toComplete } from './vues.js';
+
+/** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
+const SORT_COLUMN = {
+  dateDEnregistrement: 'dateDEnregistrement',
+  numeroUnique: 'numeroUnique',
+  nom: 'nomTri',
+  prenom: 'prenomTri',
+  email: 'email',
+  statutDeLaDemande: 'statutRang',
+  typeDeLogementSouhaite: 'typeDeLogementSouhaite',
+  nombreDEnfants: 'nombreDEnfants',
+} as const satisfies Record<Tri, string>;
+
+function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/gu, (c) => `\\${c}`);
+}
+
+function foldWords(q: string): string[] {
+  return foldForSearch(q).split(/\s+/u).filter(Boolean).slice(0, 8);
+}
+
+/**
+ * Every SQL statement on housing requests, their documents and their status history. Each method
+ * takes an optional transaction (`trx`), so that a service can put several in one.
+ */
+export class DemandesRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
+
+  transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+
+  findByNumero(numeroUnique: string, trx: Db = this.db): Promise<DemandeRow | undefined> {
+    return trx.selectFrom('housingRequests').selectAll().where('numeroUnique', '=', numeroUnique).executeTakeFirst();
+  }
+
+  /** The request by numéro or by id, locked until the transaction ends on PostgreSQL (SQLite writes one at a time). */
+  findForUpdate(numeroUnique: string, id: string, trx: Db): Promise<DemandeRow | undefined> {
+    let query = trx
+      .selectFrom('housingRequests')
+      .selectAll()
+      .where((eb) => eb.or([eb('numeroUnique', '=', numeroUnique), eb('id', '=', id)]));
+    if (this.kind === 'postgres') query = query.forUpdate();
+    return query.executeTakeFirst();
+  }
+
+  listByOwner(ownerUserId: string): Promise<DemandeRow[]> {
+    return this.db.selectFrom('housingRequests').selectAll().where('ownerUserId', '=', ownerUserId).orderBy('dateDEnregistrement', 'desc').execute();
+  }
+
+  listAll(): Promise<DemandeRow[]> {
+    return this.db.selectFrom('housingRequests').selectAll().orderBy('dateDEnregistrement', 'desc').execute();
+  }
+
+  /**
+   * Inserts a request and its first status event. A duplicate numéro surfaces as the database's
+   * UNIQUE violation (the service maps it to 409).
+   */
+  async insert(input: DemandeCreation, accessKeyHash: string, at: string, ownerUserId: string | null, trx: Db): Promise<DemandeRow> {
+    const row: NewDemande = {
+      ...input,
+      quartierSouhaite: JSON.stringify(input.quartierSouhaite),
+      id: randomUUID(),
+      accessKeyHash,
+      dateDEnregistrement: at,
+      statutDeLaDemande: STATUT_INITIAL,
+      updatedAt: at,
+      ownerUserId,
+      searchText: texteDeRecherche({ ...input, dateDEnregistrement: at, statutDeLaDemande: STATUT_INITIAL }),
+      nomTri: foldForSearch(input.nom),
+      prenomTri: foldForSearch(input.prenom),
+      statutRang: statutRang(STATUT_INITIAL),
+    };
+    await trx.insertInto('housingRequests').values(row).execute();
+    await this.insertEvenement(row.id, null, STATUT_INITIAL, null, at, trx);
+    return row as DemandeRow;
+  }
+
+  /** Sets the status (with its sort rank and the search text that shows it). */
+  async setStatut(row: DemandeRow, statut: Statut, at: string, trx: Db): Promise<DemandeRow> {
+    const updated: DemandeRow = { ...row, statutDeLaDemande: statut, updatedAt: at };
+    await trx
+      .updateTable('housingRequests')
+      .set({ statutDeLaDemande: statut, statutRang: statutRang(statut), updatedAt: at, searchText: texteDeRecherche(toComplete(updated, [])) })
+      .where('id', '=', row.id)
+      .execute();
+    return updated;
+  }
+
+  async insertEvenement(housingRequestId: string, de: string | null, vers: string, actorUserId: string | null, at: string, trx: Db = this.db): Promise<void> {
+    await trx.insertInto('statusEvents').values({ id: randomUUID(), housingRequestId, fromStatus: de, toStatus: vers, actorUserId, at }).execute();
+  }
+
+  /** The request's status history, oldest first; the actor's name only when `withActor` (managers). */
+  async historique(housingRequestId: string, withActor: boolean): Promise<EvenementStatut[]> {
+    const rows = await this.db
+      .selectFrom('statusEvents')
+      .leftJoin('user', 'user.id', 'statusEvents.actorUserId')
+      .select(['statusEvents.fromStatus', 'statusEvents.toStatus', 'statusEvents.at', 'user.prenom', 'user.nom'])
+      .where('statusEvents.housingRequestId', '=', housingRequestId)
+      .orderBy('statusEvents.at')
+      .orderBy('statusEvents.id')
+      .execute();
+    return rows.map((r) => ({
+      de: r.fromStatus as Statut | null,
+      vers: r.toStatus as Statut,
+      date: r.at,
+      ...(withActor ? { par: r.prenom ? `${r.prenom} ${r.nom ?? ''}`.trim() : 'Dépôt de la demande' } : {}),
+    }));
+  }
+
+  listDocuments(housingRequestId: string): Promise<DocumentRow[]> {
+    return this.db.selectFrom('documents').selectAll().where('housingRequestId', '=', housingRequestId).orderBy('category').orderBy('position').execute();
+  }
+
+  findDocument(housingRequestId: string, id: string): Promise<DocumentRow | undefined> {
+    return this.db.selectFrom('documents').selectAll().where('id', '=', id).where('housingRequestId', '=', housingRequestId).executeTakeFirst();
+  }
+
+  /** The last position used in each category of the request. */
+  async lastPositions(housingRequestId: string): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('documents')
+      .select(['category', (eb) => eb.fn.max('position').as('n')])
+      .where('housingRequestId', '=', housingRequestId)
+      .groupBy('category')
+      .execute();
+    return new Map(rows.map((e) => [e.category, Number(e.n)]));
+  }
+
+  /** Records uploaded documents and touches the request, in one transaction. */
+  async insertDocuments(housingRequestId: string, rows: DocumentRow[], at: string): Promise<void> {
+    await this.transaction(async (trx) => {
+      await trx.insertInto('documents').values(rows).execute();
+      await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', housingRequestId).execute();
+    });
+  }
+
+  async isDocumentKey(storageKey: string): Promise<boolean> {
+    return (await this.db.selectFrom('documents').select('id').where('storageKey', '=', storageKey).executeTakeFirst()) !== undefined;
+  }
+
+  /**
+   * Search (every word, anywhere in the folded text) and status filter. On SQLite, words of 3 letters or
+   * more go through the trigram index (migration 0003); on PostgreSQL the pg_trgm index serves LIKE itself.
+   */
+  private filtered<O>(query: SelectQueryBuilder<Database, 'housingRequests', O>, q: ListeQuery): SelectQueryBuilder<Database, 'housingRequests', O> {
+    let out = query;
+    if (q.status) out = out.where('statutDeLaDemande', '=', q.status);
+    for (const word of q.q ? foldWords(q.q) : []) {
+      const pattern = `%${escapeLike(word)}%`;
+      out =
+        this.kind === 'sqlite' && [...word].length >= 3
+          ? // A quoted phrase in a trigram table matches anywhere in the text, like LIKE '%word%', by index.
+            out.where(sql<boolean>`id in (select id from housing_search where housing_search match ${`"${word.replace(/"/gu, '""')}"`})`)
+          : out.where(sql<boolean>`search_text like ${pattern} escape '\\'`);
+    }
+    return out;
+  }
+
+  async count(q: ListeQuery): Promise<number> {
+    const { total } = await this.filtered(
+      this.db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number | string>().as('total')),
+      q,
+    ).executeTakeFirstOrThrow();
+    return Number(total);
+  }
+
+  /** One page of the managers' list and the number of matches (docs/decisions 0007, 0009). */
+  async page(q: ListeQuery): Promise<{ data: LigneDemande[]; total: number }> {
+    const base = this.db.selectFrom('housingRequests');
+    const column = SORT_COLUMN[q.sort];
+    const offset = (q.page - 1) * q.pageSize;
+
+    if (q.q && this.kind === 'sqlite') {
+      // SQLite: the matches come from the trigram index; one pass gives the page and the total (window
+      // count). PostgreSQL plans better with the two queries below (bitmap count, index-ordered page).
+      const rows = await this.filtered(base.select([...COLONNES_LIGNE, sql<number | string>`count(*) over ()`.as('total')]), q)
+        .orderBy(column, q.order)
+        .orderBy('id', q.order)
+        .limit(q.pageSize)
+        .offset(offset)
+        .execute();
+      const total = rows.length > 0 ? Number(rows[0]!.total) : await this.count(q);
+      return { data: rows.map(({ total: _total, ...row }) => row as LigneDemande), total };
+    }
+
+    const total = await this.count(q);
+    if (offset >= total) return { data: [], total };
+    // Deep pages are read from the other end: OFFSET 99,990 would walk the whole index.
+    const fromEnd = offset > total / 2;
+    const order = fromEnd ? (q.order === 'asc' ? 'desc' : 'asc') : q.order;
+    const limit = fromEnd ? Math.min(q.pageSize, total - offset) : q.pageSize;
+    const rows = (await this.filtered(base.select([...COLONNES_LIGNE]), q)
+      .orderBy(column, order)
+      .orderBy('id', order)
+      .limit(limit)
+      .offset(fromEnd ? total - offset - limit : offset)
+      .execute()) as LigneDemande[];
+    return { data: fromEnd ? rows.reverse() : rows, total };
+  }
+
+  /** Every matching request, in the list's order, read from the database in batches. */
+  stream(q: ListeQuery): AsyncIterableIterator<DemandeRow> {
+    return this.filtered(this.db.selectFrom('housingRequests').selectAll(), q)
+      .orderBy(SORT_COLUMN[q.sort], q.order)
+      .orderBy('id', q.order)
+      .stream(500);
+  }
+}

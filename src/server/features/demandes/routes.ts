@@ -1,0 +1,141 @@
+import archiver from 'archiver';
+import contentDisposition from 'content-disposition';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { isGestionnaire } from '../../../domain/compte.js';
+import {
+  demandeCreeeSchema,
+  demandeSaisieSchema,
+  demandeStatutVueSchema,
+  demandeVueSchema,
+  evenementStatutSchema,
+  numeroUniqueParamsSchema,
+} from '../../../domain/demande.js';
+import { documentsParCategorieSchema } from '../../../domain/documents.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { z } from '../../../domain/zod.js';
+import { compteDe } from '../../auth/guards.js';
+import type { DemandeRow } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
+import { reponses } from '../../http.js';
+import { hasFullAccess } from './access.js';
+import type { DemandesRepository } from './repository.js';
+import type { DemandesService } from './service.js';
+import { receiveDocuments } from './upload.js';
+import { groupDocuments, toComplete, toStatutVue } from './vues.js';
+
+const documentParams = numeroUniqueParamsSchema.extend({ id: z.uuid({ error: "Ce document n'existe pas pour cette demande." }) });
+const documentQuery = z.object({ download: z.enum(['0', '1'], { error: 'download vaut 0 ou 1.' }).optional() });
+
+/** Routes anyone may call; what each shows depends on who asks (docs/produit.md « Confidentialité »). */
+export function routesPubliques(deps: { repository: DemandesRepository; service: DemandesService }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { repository, service } = deps;
+    const { storage, config, rateLimits } = app.deps;
+
+    async function load(numeroUnique: string): Promise<DemandeRow> {
+      const row = await repository.findByNumero(numeroUnique);
+      if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+      return row;
+    }
+
+    async function loadWithFullAccess(request: FastifyRequest, numeroUnique: string): Promise<DemandeRow> {
+      const row = await load(numeroUnique);
+      if (!(await hasFullAccess(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
+      return row;
+    }
+
+    // POST /logement/add reaches this same route (see ALIASES in app.ts), so both count against one limit.
+    app.post(
+      '/logement',
+      { config: { rateLimit: rateLimits.create }, schema: { body: demandeSaisieSchema, response: reponses(201, z.object({ data: demandeCreeeSchema })) } },
+      async (request, reply) => {
+        // Submitted while signed in: the request belongs to that account.
+        const owner = await compteDe(request);
+        const { row, accessKey, privateLink } = await service.creer(request.body, owner?.id ?? null);
+        return reply.status(201).send({ data: { ...toComplete(row, []), accessKey, privateLink } });
+      },
+    );
+
+    // "Mes demandes": the requests submitted by the signed-in account.
+    app.get('/logement/mine', { schema: { response: reponses(200, z.object({ data: z.array(demandeStatutVueSchema) })) } }, async (request) => {
+      const user = await compteDe(request);
+      if (!user) throw new ApiError(401, 'UNAUTHENTICATED', 'Connectez-vous pour voir vos demandes.');
+      return { data: (await repository.listByOwner(user.id)).map(toStatutVue) };
+    });
+
+    app.get(
+      '/logement/:numeroUnique',
+      { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: demandeVueSchema })) } },
+      async (request) => {
+        const row = await load(request.params.numeroUnique);
+        if (!(await hasFullAccess(request, row))) return { data: toStatutVue(row) };
+        return { data: toComplete(row, await repository.listDocuments(row.id)) };
+      },
+    );
+
+    // The status history, as a dated timeline; managers also see who changed it.
+    app.get(
+      '/logement/:numeroUnique/historique',
+      { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: z.array(evenementStatutSchema) })) } },
+      async (request) => {
+        const row = await load(request.params.numeroUnique);
+        const user = await compteDe(request);
+        return { data: await repository.historique(row.id, user !== null && isGestionnaire(user.userType)) };
+      },
+    );
+
+    // "Tout télécharger": the request's documents in one zip, streamed (no compression: PDF and JPEG already are).
+    app.get('/logement/:numeroUnique/documents.zip', { schema: { params: numeroUniqueParamsSchema } }, async (request, reply) => {
+      const row = await loadWithFullAccess(request, request.params.numeroUnique);
+      const docs = await repository.listDocuments(row.id);
+      if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n'a encore aucun document.");
+      const archive = archiver('zip', { store: true });
+      archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
+      archive.on('error', (error) => request.log.error({ err: error }, 'zip'));
+      for (const doc of docs) {
+        archive.append(storage.read(doc.storageKey), { name: doc.storageKey.split('/').pop()!, date: new Date(doc.uploadedAt) });
+      }
+      void archive.finalize();
+      return reply
+        .header('Content-Type', 'application/zip')
+        .header('Content-Disposition', contentDisposition(`demande-${row.numeroUnique}-documents.zip`))
+        .header('Cache-Control', 'private, no-store')
+        .send(archive);
+    });
+
+    app.post(
+      '/logement/upload-files/:numeroUnique',
+      {
+        config: { rateLimit: rateLimits.upload },
+        schema: { params: numeroUniqueParamsSchema, response: reponses(201, z.object({ data: z.object({ documents: documentsParCategorieSchema }) })) },
+      },
+      async (request, reply) => {
+        const row = await loadWithFullAccess(request, request.params.numeroUnique);
+        if (!request.isMultipart()) {
+          throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.');
+        }
+        await receiveDocuments(request, { repository, storage, maxBytes: config.uploadMaxBytes, now: () => new Date() }, row);
+        return reply.status(201).send({ data: { documents: groupDocuments(row.numeroUnique, await repository.listDocuments(row.id)) } });
+      },
+    );
+
+    app.get('/logement/:numeroUnique/documents/:id', { schema: { params: documentParams, querystring: documentQuery } }, async (request, reply) => {
+      const row = await loadWithFullAccess(request, request.params.numeroUnique);
+      const doc = await repository.findDocument(row.id, request.params.id);
+      if (!doc) throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n'existe pas pour cette demande.");
+      if (!(await storage.exists(doc.storageKey))) {
+        request.log.error({ storageKey: doc.storageKey }, 'document recorded but missing from storage');
+        throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document est introuvable. Prévenez la mairie annexe pour qu'elle vous le redemande.");
+      }
+      return reply
+        .header('Content-Type', doc.contentType)
+        .header('Content-Length', doc.size)
+        .header('Content-Disposition', contentDisposition(doc.originalName, { type: request.query.download === '1' ? 'attachment' : 'inline' }))
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cache-Control', 'private, no-store')
+        .send(storage.read(doc.storageKey));
+    });
+  };
+}

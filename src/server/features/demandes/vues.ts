@@ -1,0 +1,70 @@
+import type { DemandeComplete, DemandeStatutVue } from '../../../domain/demande.js';
+import { CATEGORIE_VALUES, type Categorie, type DocumentInfo, type DocumentsParCategorie, type TypeAccepte } from '../../../domain/documents.js';
+import type { Statut } from '../../../domain/statut.js';
+import type { DemandeRow, DocumentRow } from '../../db/schema.js';
+
+/** Rows as the API shows them (docs/produit.md « Confidentialité »): the status view, the full view. */
+
+export function documentUrl(numeroUnique: string, documentId: string): string {
+  return `/app/api/logement/${encodeURIComponent(numeroUnique)}/documents/${documentId}`;
+}
+
+export function toStatutVue(row: DemandeRow): DemandeStatutVue {
+  return {
+    acces: 'statut',
+    numeroUnique: row.numeroUnique,
+    statutDeLaDemande: row.statutDeLaDemande as Statut,
+    dateDEnregistrement: row.dateDEnregistrement,
+  };
+}
+
+export function groupDocuments(numeroUnique: string, rows: readonly DocumentRow[]): DocumentsParCategorie {
+  const map = Object.fromEntries(CATEGORIE_VALUES.map((c) => [c, [] as DocumentInfo[]])) as DocumentsParCategorie;
+  for (const row of rows) {
+    map[row.category as Categorie]?.push({
+      id: row.id,
+      fileUrl: documentUrl(numeroUnique, row.id),
+      name: row.originalName,
+      type: row.contentType as TypeAccepte,
+      size: row.size,
+      uploadedAt: row.uploadedAt,
+    });
+  }
+  return map;
+}
+
+type Complete<K extends keyof DemandeComplete> = DemandeComplete[K];
+
+export function toComplete(row: DemandeRow, documents: readonly DocumentRow[]): DemandeComplete {
+  return {
+    acces: 'complet',
+    id: row.id,
+    numeroUnique: row.numeroUnique,
+    prenom: row.prenom,
+    nom: row.nom,
+    sexe: row.sexe as Complete<'sexe'>,
+    dateDeNaissance: row.dateDeNaissance,
+    email: row.email,
+    numeroDeTelephone: row.numeroDeTelephone,
+    adresse: row.adresse,
+    adresseComplement: row.adresseComplement,
+    codePostal: row.codePostal,
+    ville: row.ville,
+    salaireBrut: row.salaireBrut,
+    salaireAvisImpot1: row.salaireAvisImpot1,
+    salaireAvisImpot2: row.salaireAvisImpot2,
+    situationFamiliale: row.situationFamiliale as Complete<'situationFamiliale'>,
+    nombreDEnfants: row.nombreDEnfants,
+    logementActuel: row.logementActuel as Complete<'logementActuel'>,
+    typeDeLogementActuel: row.typeDeLogementActuel as Complete<'typeDeLogementActuel'>,
+    quartierActuel: row.quartierActuel as Complete<'quartierActuel'>,
+    bailleurActuel: row.bailleurActuel as Complete<'bailleurActuel'>,
+    typeDeLogementSouhaite: row.typeDeLogementSouhaite as Complete<'typeDeLogementSouhaite'>,
+    quartierSouhaite: JSON.parse(row.quartierSouhaite) as Complete<'quartierSouhaite'>,
+    dateDEnregistrement: row.dateDEnregistrement,
+    statutDeLaDemande: row.statutDeLaDemande as Statut,
+    motivations: row.motivations,
+    commentaires: row.commentaires,
+    documents: groupDocuments(row.numeroUnique, documents),
+  };
+}
