@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalStorage } from '../src/server/storage/index.js';
-import { createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 describe('local storage', () => {
   let root: string;
@@ -58,6 +58,13 @@ describe('orphan sweep at start', () => {
     fs.writeFileSync(path.join(uploads, 'ghost/doc/other-1-x.pdf'), 'orphan');
     fs.utimesSync(path.join(uploads, 'ghost/doc/other-1-x.pdf'), old, old);
     fs.writeFileSync(path.join(uploads, 'recent.pdf'), 'under way elsewhere');
+    // A profile picture is no document, and must survive every restart however old it is.
+    const account = await createAccount(ctx);
+    const pic = await multipart([{ field: 'pic', name: 'moi.png', content: SAMPLES.png }]);
+    expect((await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...pic.headers, cookie: account.cookie }, payload: pic.payload })).statusCode).toBe(201);
+    const avatar = filesUnder(uploads).filter((f) => f.startsWith('avatars/'));
+    expect(avatar).toHaveLength(1);
+    fs.utimesSync(path.join(uploads, avatar[0]!), old, old);
     fs.writeFileSync(path.join(uploads, '.tmp', 'stale'), 'crash leftover');
     fs.utimesSync(path.join(uploads, '.tmp', 'stale'), old, old);
     const recorded = filesUnder(uploads).filter((f) => f.endsWith('livret-1-l.pdf'));
@@ -67,6 +74,6 @@ describe('orphan sweep at start', () => {
     const { buildApp } = await import('../src/server/app.js');
     const again = await buildApp(ctx.config, { logger: false });
     await again.close();
-    expect(filesUnder(uploads).sort()).toEqual([...recorded, 'recent.pdf'].sort());
+    expect(filesUnder(uploads).sort()).toEqual([...recorded, ...avatar, 'recent.pdf'].sort());
   });
 });

@@ -51,7 +51,7 @@ const BAD_MULTIPART: Known = { status: 400, code: 'BAD_REQUEST', message: "L'env
 
 /** busboy's own errors (no code): a multipart body without boundary, cut short, or with a broken header. */
 function isMultipartError(error: Error): boolean {
-  return /^(Multipart: |Malformed part header|Unexpected end of (form|file))/u.test(error.message);
+  return /^(Multipart: |Malformed part header|Unexpected end of |Part terminated early)/u.test(error.message);
 }
 
 interface ValidationItem {
