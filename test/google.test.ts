@@ -116,7 +116,7 @@ it('signs in with Google through OpenID Connect, creating the account with nom a
 
   const me = await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie: session! } });
   expect(me.statusCode).toBe(200);
-  // SPEC §5: the display name's first word goes to nom, the second to prenom.
+  // docs/produit.md « Comptes »: the display name's first word goes to nom, the second to prenom.
   expect(me.json().data).toMatchObject({
     email: 'google-user-1@example.org',
     nom: 'Dupont',

@@ -21,7 +21,7 @@ export const GENRES = [
 ] as const;
 export type Genre = (typeof GENRES)[number]['value'];
 
-/** The only city and quartier of the sign-up lists (SPEC §5). */
+/** The only city and quartier of the sign-up lists (docs/produit.md « Comptes »). */
 export const VILLE = 'Aix-en-Provence';
 export const QUARTIER = 'Jas de Bouffan';
 export const PAYS_DEFAUT = 'France';
@@ -33,7 +33,7 @@ export const MOT_DE_PASSE_COURT = `Le mot de passe doit contenir au moins ${MOT_
 export const MOT_DE_PASSE_LONG = `Le mot de passe doit contenir au plus ${MOT_DE_PASSE_MAX} caractères.`;
 export const MOT_DE_PASSE_COURANT = 'Ce mot de passe fait partie des plus utilisés : choisissez-en un autre, plus personnel.';
 
-/** "jean-pierre de la fontaine" → "Jean-Pierre De La Fontaine" (SPEC §5: capitalised word by word). */
+/** "jean-pierre de la fontaine" → "Jean-Pierre De La Fontaine" (docs/produit.md « Comptes »: capitalised word by word). */
 export function capitaliser(text: string): string {
   return text
     .trim()

@@ -1,4 +1,4 @@
-/** Dates as the town hall reads them: French format, Paris time (SPEC §9: dd/mm/yyyy). */
+/** Dates as the town hall reads them: French format, Paris time (docs/produit.md « Liste des gestionnaires »: dd/mm/yyyy). */
 
 const jour = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'Europe/Paris' });
 const horodatage = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'Europe/Paris' });

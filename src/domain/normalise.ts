@@ -1,4 +1,4 @@
-/** Normalisation rules shared by web and server (DESIGN.md "What people typed is kept"). */
+/** Normalisation rules shared by web and server (docs/produit.md « La demande »: what people typed is kept). */
 
 /** Numéro unique: lowercased, every whitespace removed. */
 export function normaliseNumeroUnique(raw: string): string {
@@ -25,7 +25,7 @@ export function foldForSearch(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-/** Slug of a place name (SPEC §3 relations): lowercased, spaces turned into hyphens. */
+/** Slug of a place name (docs/produit.md « Comptes »): lowercased, spaces turned into hyphens. */
 export function slugify(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/gu, '-');
 }

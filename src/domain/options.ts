@@ -1,5 +1,5 @@
 /**
- * Option lists of the housing request (SPEC §3), each value with its French label.
+ * Option lists of the housing request (docs/produit.md « La demande »), each value with its French label.
  * Values are what the API and the database hold; labels are what people read.
  */
 
@@ -75,7 +75,7 @@ export const BAILLEUR_VALUES = values(BAILLEURS);
 export type Bailleur = (typeof BAILLEUR_VALUES)[number];
 
 /**
- * The 16 quartiers of Aix-en-Provence of SPEC §3. `value` is the current-quartier value
+ * The 16 quartiers of Aix-en-Provence of docs/produit.md « La demande ». `value` is the current-quartier value
  * (as the spec writes it), `key` the camelCase key of the desired-quartier checklist.
  */
 export const QUARTIERS = [

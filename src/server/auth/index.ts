@@ -109,7 +109,7 @@ export function createAuth(deps: {
                 discoveryUrl: google.discoveryUrl,
                 scopes: ['openid', 'email', 'profile'],
                 pkce: true,
-                // SPEC §5: the display name's first word goes to nom, the second to prenom.
+                // docs/produit.md « Comptes »: the display name's first word goes to nom, the second to prenom.
                 mapProfileToUser: (profile) => {
                   const words = (typeof profile.name === 'string' ? profile.name : '').trim().split(/\s+/u);
                   return { nom: words[0] ?? '', prenom: words[1] ?? '' };

@@ -6,7 +6,7 @@ import { MESSAGES } from '../../domain/erreurs.js';
 import { z } from '../../domain/zod.js';
 import { errorBody, hasNulByte, nulByteError } from '../errors.js';
 
-/** better-auth's error codes, as people should read them (DESIGN.md: errors reach people). */
+/** better-auth's error codes, as people should read them (docs/produit.md « Messages »: errors reach people). */
 const FRENCH: Record<string, { status?: number; message: string }> = {
   INVALID_EMAIL_OR_PASSWORD: { status: 401, message: 'E-mail ou mot de passe incorrect' },
   INVALID_EMAIL: { message: "L'adresse e-mail n'est pas valide." },

@@ -99,6 +99,11 @@ export function openDatabase(options: { databaseUrl: string | undefined; dataDir
   return { kind: 'sqlite', db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new NamingPlugin()] }) };
 }
 
+/** The app's migrations, in order (tests step through them with `migrateTo`). */
+export function migrator(db: Db): Migrator {
+  return new Migrator({ db, provider });
+}
+
 /** Applies every pending migration; throws (and so stops the start) when one fails. */
 export async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider });

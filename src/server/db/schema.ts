@@ -66,7 +66,7 @@ export interface StatusEventTable {
   at: string;
 }
 
-/** better-auth's user row plus the profile of SPEC §3. Dates are Date on PostgreSQL, ISO text on SQLite. */
+/** better-auth's user row plus the profile (docs/produit.md « Comptes »). Dates are Date on PostgreSQL, ISO text on SQLite. */
 export interface UserTable {
   id: string;
   name: string;

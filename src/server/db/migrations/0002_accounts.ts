@@ -2,7 +2,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * Accounts (better-auth's user, session, account, verification, rate_limit tables, in snake_case
- * through the app's naming plugin), the profile columns of SPEC §3, follows, and the owner of a request.
+ * through the app's naming plugin), the profile columns (docs/produit.md « Comptes »), follows, and the owner of a request.
  * better-auth's Kysely adapter writes Date objects on PostgreSQL (timestamptz) and ISO strings on SQLite
  * (text), so its date columns take the type each dialect expects.
  */
@@ -19,7 +19,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('image', 'text')
     .addColumn('created_at', date, (c) => c.notNull().defaultTo(now))
     .addColumn('updated_at', date, (c) => c.notNull().defaultTo(now))
-    // Profile (SPEC §3 "personal data"); the public profile is a projection of these.
+    // Profile (docs/produit.md « Comptes », personal data); the public profile is a projection of these.
     .addColumn('nom', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('prenom', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('gender', 'text', (c) => c.notNull().defaultTo('F'))
@@ -33,7 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('rue', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('user_type', 'text', (c) => c.notNull().defaultTo('habitant'))
     .execute();
-  // Inhabitants of a quartier / a ville (SPEC §3 relations) are a query on these slugs.
+  // Inhabitants of a quartier / a ville (docs/produit.md « Comptes ») are a query on these slugs.
   await db.schema.createIndex('user_quartier_slug_idx').on('user').columns(['quartier_slug']).execute();
   await db.schema.createIndex('user_ville_slug_idx').on('user').columns(['ville_slug']).execute();
 

@@ -1,7 +1,7 @@
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 /**
- * The managers' list (issue 5) on 100,000 requests: a folded copy of every searchable field (case and
+ * The managers' list  on 100,000 requests: a folded copy of every searchable field (case and
  * accents removed, filled by the app), and indexes for each sortable column and the status filter.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -21,7 +21,7 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
       repository.page(request.query),
     );
 
-    // SPEC §7: the map of every request, keyed by numéro unique.
+    // The map of every request, keyed by numéro unique (the original API's `GET /logement/all`, docs/api.md).
     app.get('/logement/all', { schema: { response: reponses(200, z.object({ data: z.record(z.string(), demandeCompleteSchema) })) } }, async () => {
       const rows = await repository.listAll();
       return { data: Object.fromEntries(rows.map((r) => [r.numeroUnique, toComplete(r, [])])) };

@@ -1,0 +1,47 @@
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUTS, STATUTS_DEFINIS, statutRang } from '../src/domain/statut.js';
+import { migrator, openDatabase, type Db } from '../src/server/db/index.js';
+import { freshDatabaseUrl } from './db.js';
+import { generatedRequest } from '../bench/seed.js';
+
+let db: Db;
+let dataDir: string;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-migrations-'));
+  const database = await freshDatabaseUrl();
+  drop = database.drop;
+  db = openDatabase({ databaseUrl: database.url, dataDir }).db;
+});
+afterAll(async () => {
+  await db.destroy();
+  await drop();
+  await fsp.rm(dataDir, { recursive: true, force: true });
+});
+
+describe('status ranks', () => {
+  it('are explicit, distinct and in the order of the steps, Refusé last', () => {
+    const ranks = STATUTS_DEFINIS.map((s) => s.rang);
+    expect(new Set(ranks).size).toBe(ranks.length);
+    expect([...ranks].sort((a, b) => a - b)).toEqual(ranks);
+    expect(statutRang('Refusé')).toBe(Math.max(...ranks));
+  });
+
+  it('migration 0004 rewrites the ranks stored as list positions into the explicit ranks', async () => {
+    const { error } = await migrator(db).migrateTo('0003_manager_list');
+    expect(error).toBeUndefined();
+    // Rows as migration 0003 left them: the rank was the status's position in the list.
+    const rows = STATUTS.map((statut, position) => ({ ...generatedRequest(position), statutDeLaDemande: statut, statutRang: position }));
+    await db.insertInto('housingRequests').values(rows).execute();
+    const result = await migrator(db).migrateToLatest();
+    expect(result.error).toBeUndefined();
+    const stored = await db.selectFrom('housingRequests').select(['statutDeLaDemande', 'statutRang']).execute();
+    expect(Object.fromEntries(stored.map((r) => [r.statutDeLaDemande, r.statutRang]))).toEqual(
+      Object.fromEntries(STATUTS_DEFINIS.map((s) => [s.value, s.rang])),
+    );
+  });
+});
