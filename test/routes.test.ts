@@ -38,7 +38,7 @@ interface Answer {
   body: string;
 }
 
-async function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string | Uint8Array } = {}): Promise<Answer> {
+async function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 5000);
   try {
@@ -92,7 +92,7 @@ const BAD_QUERIES = [
   'q=' + 'é'.repeat(500),
 ];
 const BOUNDARY = '----qvboundary';
-const BAD_BODIES: { name: string; type?: string; body: string | Uint8Array }[] = [
+const BAD_BODIES: { name: string; type?: string; body: string }[] = [
   { name: 'invalid JSON', type: 'application/json', body: '{"a":' },
   { name: 'JSON array', type: 'application/json', body: '[1,2]' },
   { name: 'JSON string', type: 'application/json', body: '"texte"' },

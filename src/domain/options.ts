@@ -34,7 +34,6 @@ export const SITUATIONS_FAMILIALES = [
   { value: 'veuf', label: 'Veuf / veuve' },
 ] as const satisfies readonly Option[];
 export const SITUATION_FAMILIALE_VALUES = values(SITUATIONS_FAMILIALES);
-export type SituationFamiliale = (typeof SITUATION_FAMILIALE_VALUES)[number];
 
 export const NOMBRE_D_ENFANTS_MAX = 7;
 export const NOMBRES_D_ENFANTS: readonly Option[] = Array.from({ length: NOMBRE_D_ENFANTS_MAX + 1 }, (_, n) => ({
@@ -49,7 +48,6 @@ export const LOGEMENTS_ACTUELS = [
   { value: 'centre hebergement', label: "Centre d'hébergement" },
 ] as const satisfies readonly Option[];
 export const LOGEMENT_ACTUEL_VALUES = values(LOGEMENTS_ACTUELS);
-export type LogementActuel = (typeof LOGEMENT_ACTUEL_VALUES)[number];
 
 export const TYPES_DE_LOGEMENT = [
   { value: 'studio', label: 'Studio' },
@@ -60,7 +58,6 @@ export const TYPES_DE_LOGEMENT = [
   { value: 't6', label: 'T6' },
 ] as const satisfies readonly Option[];
 export const TYPE_DE_LOGEMENT_VALUES = values(TYPES_DE_LOGEMENT);
-export type TypeDeLogement = (typeof TYPE_DE_LOGEMENT_VALUES)[number];
 
 export const BAILLEURS = [
   { value: 'pah', label: "Pays d'Aix Habitat" },
@@ -108,5 +105,4 @@ export const QUARTIERS_SOUHAITES = [
   { value: PAS_DE_PREFERENCE, label: 'Pas de préférence' },
 ] as const satisfies readonly Option[];
 export const QUARTIER_SOUHAITE_VALUES = values(QUARTIERS_SOUHAITES);
-export type QuartierSouhaite = (typeof QUARTIER_SOUHAITE_VALUES)[number];
 export const QUARTIER_OPTIONS: readonly Option[] = QUARTIERS.map((q) => ({ value: q.value, label: q.label }));

@@ -104,8 +104,6 @@ export const envSchema = z.object({
   ),
 });
 
-export type Env = z.input<typeof envSchema>;
-
 export interface Config {
   port: number;
   host: string;

@@ -1,5 +1,5 @@
 import { corpsErreurSchema } from '../domain/erreurs.js';
-import type { z } from '../domain/zod.js';
+import { z } from '../domain/zod.js';
 
 /** A route's answers: its success body, and the documented error body for every 4xx and 5xx. */
 export function reponses<S extends number, T extends z.ZodType>(status: S, ok: T) {
@@ -7,4 +7,9 @@ export function reponses<S extends number, T extends z.ZodType>(status: S, ok: T
     '4xx': typeof corpsErreurSchema;
     '5xx': typeof corpsErreurSchema;
   };
+}
+
+/** The answers of a route whose success is not JSON (a file, a stream, sent as is): only its errors are JSON. */
+export function erreurs() {
+  return { 200: z.unknown().describe('un fichier ou un flux'), '4xx': corpsErreurSchema, '5xx': corpsErreurSchema };
 }

@@ -7,7 +7,7 @@ import { uidSchema } from '../../../domain/compte.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
-import { reponses } from '../../http.js';
+import { erreurs, reponses } from '../../http.js';
 import { AVATARS_PREFIX } from '../../storage/index.js';
 import type { CompteRepository } from './repository.js';
 import { DEFAULT_PIC } from './vues.js';
@@ -73,7 +73,7 @@ export function avatarPublic(repository: CompteRepository) {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { storage } = app.deps;
 
-    app.get('/user/pic/:uid', { schema: { params: z.object({ uid: uidSchema }), querystring: picQuery } }, async (request, reply) => {
+    app.get('/user/pic/:uid', { schema: { params: z.object({ uid: uidSchema }), querystring: picQuery, response: erreurs() } }, async (request, reply) => {
       const { uid } = request.params;
       const { v } = request.query;
       const current = versionOf((await repository.findById(uid))?.image);
