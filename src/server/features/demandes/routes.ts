@@ -58,13 +58,6 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       },
     );
 
-    // "Mes demandes": the requests submitted by the signed-in account.
-    app.get('/logement/mine', { schema: { response: reponses(200, z.object({ data: z.array(demandeStatutVueSchema) })) } }, async (request) => {
-      const user = await compteDe(request);
-      if (!user) throw new ApiError(401, 'UNAUTHENTICATED', 'Connectez-vous pour voir vos demandes.');
-      return { data: (await repository.listByOwner(user.id)).map(toStatutVue) };
-    });
-
     app.get(
       '/logement/:numeroUnique',
       { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: demandeVueSchema })) } },
@@ -137,5 +130,16 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
         .header('Cache-Control', 'private, no-store')
         .send(storage.read(doc.storageKey));
     });
+  };
+}
+
+/** Routes of the signed-in account (registered in a scope that answers 401 to anyone else). */
+export function routesCompte(deps: { repository: DemandesRepository }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    // "Mes demandes": the requests submitted by the signed-in account.
+    app.get('/logement/mine', { schema: { response: reponses(200, z.object({ data: z.array(demandeStatutVueSchema) })) } }, async (request) => ({
+      data: (await deps.repository.listByOwner((await compteDe(request))!.id)).map(toStatutVue),
+    }));
   };
 }
