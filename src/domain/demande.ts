@@ -274,6 +274,14 @@ export const changementStatutSchema = z.object({
 });
 export const statutChangeSchema = z.object({ numeroUnique: z.string(), statutDeLaDemande: z.enum(STATUTS), updatedAt: z.string() });
 
+/** What a live-event stream (`GET /evenements`, `event: statut`) sends at each status change. */
+export interface EvenementDirect {
+  numeroUnique: string;
+  statutDeLaDemande: Statut;
+  de: Statut | null;
+  date: string;
+}
+
 /**
  * The fields of a request as people read them (docs/produit.md « La demande »): their French label,
  * their options, and how a value reads. This one table feeds the form's options, the detail view,

@@ -1,19 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
+import type { EvenementDirect } from '../../domain/demande.js';
 
-/** A status change, as every open list and detail page hears it. */
-export interface StatutChange {
-  numeroUnique: string;
-  statutDeLaDemande: string;
-  de: string | null;
-  date: string;
-}
 
 /** Publishes status changes to every server instance; each instance hands them to its SSE clients. */
 export interface EventBus {
-  publish(event: StatutChange): Promise<void>;
-  subscribe(listener: (event: StatutChange) => void): () => void;
+  publish(event: EvenementDirect): Promise<void>;
+  subscribe(listener: (event: EvenementDirect) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -21,11 +15,11 @@ export interface EventBus {
 export class LocalBus implements EventBus {
   protected readonly emitter = new EventEmitter().setMaxListeners(0);
 
-  async publish(event: StatutChange): Promise<void> {
+  async publish(event: EvenementDirect): Promise<void> {
     this.emitter.emit('statut', event);
   }
 
-  subscribe(listener: (event: StatutChange) => void): () => void {
+  subscribe(listener: (event: EvenementDirect) => void): () => void {
     this.emitter.on('statut', listener);
     return () => this.emitter.off('statut', listener);
   }
@@ -61,7 +55,7 @@ export class PostgresBus extends LocalBus {
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
       try {
-        this.emitter.emit('statut', JSON.parse(message.payload) as StatutChange);
+        this.emitter.emit('statut', JSON.parse(message.payload) as EvenementDirect);
       } catch (error) {
         this.log.warn({ err: error }, 'notification illisible');
       }
@@ -77,7 +71,7 @@ export class PostgresBus extends LocalBus {
     this.client = client;
   }
 
-  override async publish(event: StatutChange): Promise<void> {
+  override async publish(event: EvenementDirect): Promise<void> {
     await this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
   }
 

@@ -64,7 +64,7 @@ export class DemandesService {
     const { row, from } = result;
     if (from !== null) {
       await bus
-        .publish({ numeroUnique: row.numeroUnique, statutDeLaDemande: statut, de: from, date: at })
+        .publish({ numeroUnique: row.numeroUnique, statutDeLaDemande: statut, de: from as Statut, date: at })
         .catch((error: unknown) => log.error({ err: error }, 'publication du changement de statut impossible'));
       mailer.send(mailStatutChange(row, config.publicUrl));
     }
