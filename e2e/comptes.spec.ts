@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 
@@ -120,4 +122,81 @@ test('a resident signs in with Google (a local OpenID provider)', async ({ page 
   // The display name "Bernard Sophie": first word to nom, second to prenom.
   await expect(page.getByRole('textbox', { name: 'Nom', exact: true })).toHaveValue('Bernard');
   await expect(page.getByRole('textbox', { name: 'Prénom' })).toHaveValue('Sophie');
+});
+
+/** The link of the last e-mail sent to `to` (files of DATA_DIR/mail: no SMTP in tests), decoded from quoted-printable. */
+async function lienRecu(to: string, contient: string): Promise<string> {
+  const dir = path.join(process.env.E2E_DATA_DIR!, 'mail');
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const files = (await fs.readdir(dir).catch(() => [])).filter((f) => f.endsWith('.eml')).sort().reverse();
+    for (const file of files) {
+      const text = (await fs.readFile(path.join(dir, file), 'utf8')).replace(/=\r?\n/gu, '').replace(/=([0-9A-F]{2})/gu, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      if (!text.includes(`To: ${to}`)) continue;
+      const link = text.match(/https?:\/\/\S+/gu)?.find((url) => url.includes(contient));
+      if (link) return link;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no e-mail to ${to} with a link containing ${contient}`);
+}
+
+test('the account forms check what is typed, in French; a forgotten password is replaced from the e-mailed link', async ({ page, request }, testInfo) => {
+  const email = unique(testInfo, 'oubli');
+  const created = await request.post('/app/api/user/inscription', {
+    data: { nom: 'Blanc', prenom: 'Marius', birthday: '1980-01-01', residence: 'Les Lauriers', rue: 'Avenue Jean-Monnet', email, password: PASSWORD },
+  });
+  expect(created.status()).toBe(201);
+
+  // Sign-in: both fields are required.
+  await page.goto('/connexion');
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page.getByText("L'adresse e-mail est obligatoire.")).toBeVisible();
+  await expect(page.getByText('Le mot de passe est obligatoire.')).toBeVisible();
+  await expectNoAxeViolation(page);
+
+  // Forgotten password: the address is checked, then the link is sent.
+  await page.getByRole('link', { name: 'Mot de passe oublié ?' }).click();
+  await expect(page).toHaveTitle('Mot de passe oublié — Quartier Vivant');
+  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+  await expect(page.getByText("L'adresse e-mail est obligatoire.")).toBeVisible();
+  await page.getByLabel('Adresse e-mail').fill('marius@');
+  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+  await expect(page.getByText("L'adresse e-mail n'est pas valide.")).toBeVisible();
+  await page.getByLabel('Adresse e-mail').fill(` ${email.toUpperCase()} `);
+  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+  await expect(page.getByRole('status')).toContainText(`Si un compte existe pour ${email}`);
+  await expectNoAxeViolation(page);
+
+  // The e-mailed link leads to the new-password page; the password's length is checked there.
+  const NOUVEAU = 'les platanes du cours mirabeau';
+  await page.goto((await lienRecu(email, 'reset-password')).replace(/^https?:\/\/[^/]+/u, testInfo.project.use.baseURL!));
+  await expect(page).toHaveURL(/\/connexion\/nouveau-mot-de-passe\?token=/u);
+  await page.getByLabel(/^Nouveau mot de passe/u).fill('court');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByText('Le mot de passe doit contenir au moins 12 caractères.')).toBeVisible();
+  await page.getByLabel(/^Nouveau mot de passe/u).fill(NOUVEAU);
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByRole('status')).toContainText('Mot de passe changé');
+  await page.getByRole('link', { name: 'vous connecter' }).click();
+
+  await page.getByLabel('Adresse e-mail').fill(email);
+  await page.getByLabel(/^Mot de passe/u).fill(NOUVEAU);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page).toHaveURL(/\/logement$/u);
+
+  // Profile: names are required and saved capitalised; the message goes at the next keystroke.
+  await page.goto('/profile');
+  const nom = page.getByRole('textbox', { name: 'Nom', exact: true });
+  await expect(nom).toHaveValue('Blanc');
+  await nom.fill('');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByText('Le nom est obligatoire.')).toBeVisible();
+  await nom.fill('de la tour');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByRole('status')).toContainText('Nom et prénom enregistrés.');
+  await expect(nom).toHaveValue('De La Tour');
+  await nom.press('End');
+  await nom.press('Backspace');
+  await expect(page.getByRole('status')).toHaveText('');
+  await expectNoAxeViolation(page);
 });

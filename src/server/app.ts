@@ -13,7 +13,7 @@ import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
-import { ApiError, clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
+import { clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
 import { LocalBus, PostgresBus, type EventBus } from './events/index.js';
 import adressesRoutes from './features/adresses/routes.js';
 import compte from './features/compte/index.js';
@@ -197,7 +197,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     parseJson(request, body as string, (error, value) => {
       if (error) return done(error);
-      if ((body as string).includes('\\u0000') && hasNulByte(value)) return done(nulByteError() as ApiError & { statusCode: number });
+      if ((body as string).includes('\\u0000') && hasNulByte(value)) return done(nulByteError());
       done(null, value);
     });
   });

@@ -3,9 +3,9 @@ import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useEffect } from 'react';
 import { Link, Outlet, useLocation } from 'react-router';
 import { Logo } from '../components/Logo.js';
-import { useMoi } from '../features/compte/api.js';
+import { paths } from '../lib/paths.js';
+import { useMoi } from '../lib/session.js';
 import classes from './Layout.module.css';
-import { paths } from './paths.js';
 
 const LINKS = [
   { to: paths.accueil, label: 'Accueil', exact: true },

@@ -1,7 +1,7 @@
 import { Alert, Button, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { paths } from '../app/paths.js';
+import { paths } from '../lib/paths.js';
 import { usePageTitle } from '../lib/usePageTitle.js';
 
 /** An honest page for a service that does not exist yet. */

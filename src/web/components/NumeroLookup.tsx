@@ -1,39 +1,40 @@
+import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Group, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useMemo } from 'react';
+import { useForm } from 'react-hook-form';
 import { normaliseNumeroUnique } from '../../domain/normalise.js';
+import { z } from '../../domain/zod.js';
 
 interface Props {
   label: string;
   description?: string;
   submitLabel: string;
-  /** Extra check on the normalised number; returns an error message or null. */
-  validate?: (numero: string) => string | null;
+  /** What a number must be once typed (normalised and checked); by default any number, normalised. */
+  schema?: z.ZodType<string, string>;
   onFound: (numero: string) => void;
 }
 
-/** "Follow my request" form: a non-empty number is required; it is normalised before use. */
-export function NumeroLookup({ label, description, submitLabel, validate, onFound }: Props) {
-  const [value, setValue] = useState('');
-  const [error, setError] = useState<string | null>(null);
+const normalise = z.string().transform(normaliseNumeroUnique);
+const lookupSchema = (numero: z.ZodType<string, string>) =>
+  z.object({ numero: z.string().trim().min(1, { error: 'Saisissez votre numéro unique.' }).pipe(numero) });
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const numero = normaliseNumeroUnique(value);
-    const problem = numero === '' ? 'Saisissez votre numéro unique.' : (validate?.(numero) ?? null);
-    setError(problem);
-    if (!problem) onFound(numero);
-  }
+/** "Follow my request" form: a non-empty number is required; it is normalised before use. */
+export function NumeroLookup({ label, description, submitLabel, schema = normalise, onFound }: Props) {
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm({ resolver: useMemo(() => zodResolver(lookupSchema(schema)), [schema]), defaultValues: { numero: '' } });
 
   return (
-    <form onSubmit={submit} noValidate>
+    <form onSubmit={handleSubmit(({ numero }) => onFound(numero))} noValidate>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <TextInput
+          {...register('numero')}
           label={label}
           description={description}
           placeholder="013…"
-          value={value}
-          onChange={(e) => setValue(e.currentTarget.value)}
-          error={error}
+          error={errors.numero?.message}
           autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}

@@ -1,9 +1,14 @@
-/** Every route path of the web app, in one place. */
-export const paths = {
+import { generatePath } from 'react-router';
+
+/**
+ * Every route of the web app, written once: `routes` holds the patterns the router is built from,
+ * `paths` the addresses links go to (a pattern with parameters becomes a function of them).
+ */
+export const routes = {
   accueil: '/',
   securite: '/securite',
   connexion: '/connexion',
-  invitation: (uid: string) => `/invitation/${encodeURIComponent(uid)}`,
+  invitation: '/invitation/:uid',
   deconnexion: '/deconnexion',
   motDePasseOublie: '/connexion/mot-de-passe-oublie',
   nouveauMotDePasse: '/connexion/nouveau-mot-de-passe',
@@ -12,9 +17,16 @@ export const paths = {
   logement: '/logement',
   nouvelleDemande: '/logement/nouveau',
   toutesLesDemandes: '/logement/list',
-  demande: (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}`,
+  demande: '/logement/:numeroUnique',
   technique: '/technique',
   nouveauSignalement: '/technique/nouveau',
-  signalement: (numero: string) => `/technique/${encodeURIComponent(numero)}`,
   signalements: '/technique/list',
+  signalement: '/technique/:numero',
+} as const;
+
+export const paths = {
+  ...routes,
+  invitation: (uid: string) => generatePath(routes.invitation, { uid }),
+  demande: (numeroUnique: string) => generatePath(routes.demande, { numeroUnique }),
+  signalement: (numero: string) => generatePath(routes.signalement, { numero }),
 } as const;

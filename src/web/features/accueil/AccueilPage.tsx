@@ -1,6 +1,6 @@
 import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
-import { paths } from '../../app/paths.js';
+import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 
 const SERVICES = [

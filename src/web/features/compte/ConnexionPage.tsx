@@ -1,15 +1,20 @@
+import { zodResolver } from '@hookform/resolvers/zod';
 import { Alert, Anchor, Avatar, Button, Card, Divider, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useForm } from 'react-hook-form';
 import { Link, Navigate, useNavigate, useParams, useSearchParams } from 'react-router';
-import { paths } from '../../app/paths.js';
-import { ApiError, NETWORK_MESSAGE } from '../../lib/api.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { errorMessage } from '../../lib/api.js';
+import { useParametres } from '../../lib/parametres.js';
+import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { useParametres } from '../logement/api.js';
-import { signIn, startGoogle, useMoi, usePublicProfile } from './api.js';
+import { useMoi } from '../../lib/session.js';
+import { useConnexion, useConnexionGoogle, usePublicProfile } from './api.js';
 import classes from './ConnexionPage.module.css';
 import { InscriptionModal } from './InscriptionModal.js';
+import { connexionSchema } from './schemas.js';
+
+const ECHEC_GOOGLE = 'La connexion avec Google a échoué. Réessayez, ou utilisez votre e-mail.';
 
 /** Sign-in screen (SPEC §2), also the landing of an invitation link /invitation/:uid. */
 export function ConnexionPage() {
@@ -17,47 +22,36 @@ export function ConnexionPage() {
   const { uid } = useParams();
   const [search] = useSearchParams();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const { data: moi, isPending: moiPending } = useMoi();
   const { data: parametres } = useParametres();
   const inviter = usePublicProfile(uid);
   const [inscription, { open, close }] = useDisclosure(false);
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
-  const [formError, setFormError] = useState<string | null>(search.get('erreur') === 'google' ? 'La connexion avec Google a échoué. Réessayez, ou utilisez votre e-mail.' : null);
-  const [busy, setBusy] = useState(false);
+  const connexion = useConnexion();
+  const google = useConnexionGoogle();
+  const {
+    register,
+    handleSubmit,
+    formState: { errors, isSubmitted },
+  } = useForm({ resolver: zodResolver(connexionSchema), defaultValues: { email: '', password: '' } });
 
   if (!moiPending && moi) return <Navigate to={paths.logement} replace />;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const next = {
-      email: email.trim() === '' ? "L'adresse e-mail est obligatoire." : undefined,
-      password: password === '' ? 'Le mot de passe est obligatoire.' : undefined,
-    };
-    setErrors(next);
-    setFormError(null);
-    if (next.email || next.password) return;
-    setBusy(true);
-    try {
-      await signIn(email, password);
-      await queryClient.invalidateQueries({ queryKey: ['moi'] });
-      navigate(paths.logement);
-    } catch (error) {
-      setFormError(error instanceof ApiError ? error.message : NETWORK_MESSAGE);
-    } finally {
-      setBusy(false);
-    }
-  }
+  // Google sends people back here with ?erreur=google when it failed; the next attempt replaces that message.
+  const failure = connexion.error ?? google.error;
+  const formError = failure
+    ? errorMessage(failure, MESSAGES.reseau)
+    : search.get('erreur') === 'google' && !isSubmitted && google.isIdle
+      ? ECHEC_GOOGLE
+      : null;
 
-  async function google() {
-    setFormError(null);
-    try {
-      await startGoogle(uid);
-    } catch (error) {
-      setFormError(error instanceof ApiError ? error.message : NETWORK_MESSAGE);
-    }
+  const submit = handleSubmit((data) => {
+    google.reset();
+    connexion.mutate(data, { onSuccess: () => navigate(paths.logement) });
+  });
+
+  function startGoogle() {
+    connexion.reset();
+    google.mutate(uid);
   }
 
   return (
@@ -97,28 +91,19 @@ export function ConnexionPage() {
                 {formError}
               </Alert>
             )}
-            <TextInput
-              label="Adresse e-mail"
-              type="email"
-              autoComplete="email"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.currentTarget.value)}
-              error={errors.email}
-            />
+            <TextInput {...register('email')} label="Adresse e-mail" type="email" autoComplete="email" required error={errors.email?.message} />
             <PasswordInput
+              {...register('password')}
               label="Mot de passe"
               autoComplete="current-password"
               required
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              error={errors.password}
+              error={errors.password?.message}
               visibilityToggleButtonProps={{ 'aria-label': 'Afficher ou masquer le mot de passe' }}
             />
             <Anchor component={Link} to={paths.motDePasseOublie} size="sm" w="fit-content">
               Mot de passe oublié ?
             </Anchor>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={connexion.isPending}>
               Se connecter
             </Button>
             <Button variant="outline" onClick={open}>
@@ -127,7 +112,7 @@ export function ConnexionPage() {
             {parametres?.google && (
               <>
                 <Divider label="OU" labelPosition="center" />
-                <Button variant="default" onClick={google}>
+                <Button variant="default" onClick={startGoogle}>
                   Connexion avec Google
                 </Button>
               </>

@@ -2,7 +2,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { Alert, Avatar, Button, FileButton, Group, NativeSelect, PasswordInput, Radio, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { useForm, type FieldPath } from 'react-hook-form';
+import { Controller, useForm, type FieldPath } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import {
   capitaliser,
@@ -16,10 +16,13 @@ import {
   type Inscription,
   type InscriptionInput,
 } from '../../../domain/compte.js';
-import { paths } from '../../app/paths.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import { Dialog } from '../../components/Dialog.js';
-import { ApiError, NETWORK_MESSAGE } from '../../lib/api.js';
-import { signUp, uploadPic, useTerritoire } from './api.js';
+import { ApiError, errorMessage } from '../../lib/api.js';
+import { useTerritoire } from '../../lib/parametres.js';
+import { paths } from '../../lib/paths.js';
+import { cles } from '../../lib/queryKeys.js';
+import { useEnvoiPhoto, useInscription } from './api.js';
 
 const DEFAULT_PIC = '/avatar-defaut.svg';
 const today = () => new Date().toISOString().slice(0, 10);
@@ -33,21 +36,22 @@ export function InscriptionModal({ opened, onClose, inviterUid }: { opened: bool
   );
 }
 
-export function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
+function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const { data: territoire } = useTerritoire();
   const [pic, setPic] = useState<File | null>(null);
   const [picUrl, setPicUrl] = useState<string>(DEFAULT_PIC);
   const [picError, setPicError] = useState<string | null>(null);
-  const [formError, setFormError] = useState<string | null>(null);
+  const inscription = useInscription();
+  const envoiPhoto = useEnvoiPhoto();
   const {
     register,
+    control,
     handleSubmit,
     setValue,
     getValues,
     setError,
-    watch,
     formState: { errors, isSubmitting },
   } = useForm<InscriptionInput, unknown, Inscription>({
     resolver: zodResolver(inscriptionSchema),
@@ -79,28 +83,24 @@ export function InscriptionForm({ inviterUid }: { inviterUid?: string | undefine
   }
 
   const onSubmit = async (data: Inscription) => {
-    setFormError(null);
     try {
-      await signUp({ ...data, ...(inviterUid ? { inviterUid } : {}) });
+      await inscription.mutateAsync({ ...data, ...(inviterUid ? { inviterUid } : {}) });
     } catch (error) {
       if (error instanceof ApiError) {
         for (const [field, message] of Object.entries(error.fields)) setError(field as FieldPath<InscriptionInput>, { message });
-        setFormError(error.message);
-      } else {
-        setFormError(NETWORK_MESSAGE);
       }
       return;
     }
     if (pic) {
       // The account exists: a failed picture only leaves the default one.
-      await uploadPic(pic).catch(() => undefined);
+      await envoiPhoto.mutateAsync(pic).catch(() => undefined);
     }
-    await queryClient.invalidateQueries({ queryKey: ['moi'] });
+    await queryClient.invalidateQueries({ queryKey: cles.moi });
     navigate(paths.logement);
   };
 
+  const formError = inscription.error ? errorMessage(inscription.error, MESSAGES.reseau) : null;
   const err = (name: keyof InscriptionInput) => errors[name]?.message as string | undefined;
-  const gender = watch('gender');
 
   return (
     <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Création de compte">
@@ -146,13 +146,19 @@ export function InscriptionForm({ inviterUid }: { inviterUid?: string | undefine
             error={err('prenom')}
           />
         </SimpleGrid>
-        <Radio.Group label="Genre" value={gender} onChange={(v) => setValue('gender', v as 'F' | 'H' | 'Autre')} error={err('gender')}>
-          <Group mt={4}>
-            {GENRES.map((g) => (
-              <Radio key={g.value} value={g.value} label={g.value === 'Autre' ? 'Autre' : `${g.label} (${g.value})`} />
-            ))}
-          </Group>
-        </Radio.Group>
+        <Controller
+          control={control}
+          name="gender"
+          render={({ field }) => (
+            <Radio.Group label="Genre" name={field.name} value={field.value} onChange={field.onChange} error={err('gender')}>
+              <Group mt={4}>
+                {GENRES.map((g) => (
+                  <Radio key={g.value} value={g.value} label={g.value === 'Autre' ? 'Autre' : `${g.label} (${g.value})`} />
+                ))}
+              </Group>
+            </Radio.Group>
+          )}
+        />
         <SimpleGrid cols={{ base: 1, xs: 2 }}>
           <TextInput {...register('birthday')} type="date" label="Date de naissance" required max={today()} autoComplete="bday" error={err('birthday')} />
           <TextInput {...register('pays')} label="Pays" required autoComplete="country-name" error={err('pays')} />

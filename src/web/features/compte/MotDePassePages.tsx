@@ -1,41 +1,45 @@
+import { zodResolver } from '@hookform/resolvers/zod';
 import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { MOT_DE_PASSE_MAX, MOT_DE_PASSE_MIN, motDePasseSchema } from '../../../domain/compte.js';
-import { paths } from '../../app/paths.js';
-import { ApiError, NETWORK_MESSAGE } from '../../lib/api.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { z } from '../../../domain/zod.js';
+import { errorMessage } from '../../lib/api.js';
+import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { requestPasswordReset, resetPassword } from './api.js';
+import { useNouveauMotDePasse, useOubliMotDePasse } from './api.js';
+import { oubliSchema } from './schemas.js';
 
 export function MotDePasseOubliePage() {
   usePageTitle('Mot de passe oublié');
-  const [email, setEmail] = useState('');
-  const [sent, setSent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!email.trim()) return setError("L'adresse e-mail est obligatoire.");
-    setError(null);
-    try {
-      await requestPasswordReset(email.trim());
-      setSent(true);
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : NETWORK_MESSAGE);
-    }
-  }
+  const oubli = useOubliMotDePasse();
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm({ resolver: zodResolver(oubliSchema), defaultValues: { email: '' } });
+  const submit = handleSubmit(({ email }) => oubli.mutate(email));
   return (
     <Stack maw={480} gap="md">
       <Title order={1}>Mot de passe oublié</Title>
-      {sent ? (
+      {oubli.isSuccess ? (
         <Alert color="teal" role="status" title="Vérifiez votre messagerie">
-          Si un compte existe pour {email}, un lien pour choisir un nouveau mot de passe vient d'y être envoyé (valable une heure).
+          Si un compte existe pour {oubli.variables}, un lien pour choisir un nouveau mot de passe vient d'y être envoyé (valable une heure).
         </Alert>
       ) : (
         <form onSubmit={submit} noValidate>
           <Stack gap="sm">
             <Text>Indiquez l'adresse e-mail de votre compte : nous vous enverrons un lien pour choisir un nouveau mot de passe.</Text>
-            <TextInput label="Adresse e-mail" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={error} />
-            <Button type="submit" w="fit-content">
+            <TextInput
+              {...register('email')}
+              label="Adresse e-mail"
+              type="email"
+              autoComplete="email"
+              required
+              error={errors.email?.message ?? (oubli.error && errorMessage(oubli.error, MESSAGES.reseau))}
+            />
+            <Button type="submit" w="fit-content" loading={oubli.isPending}>
               Envoyer le lien
             </Button>
           </Stack>
@@ -48,29 +52,25 @@ export function MotDePasseOubliePage() {
   );
 }
 
+const nouveauMotDePasseSchema = z.object({ password: motDePasseSchema });
+
 export function NouveauMotDePassePage() {
   usePageTitle('Nouveau mot de passe');
   const [search] = useSearchParams();
   const token = search.get('token') ?? '';
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(search.get('error') ? "Ce lien n'est plus valide. Demandez-en un nouveau." : null);
-  const [done, setDone] = useState(false);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const parsed = motDePasseSchema.safeParse(password);
-    if (!parsed.success) return setError(parsed.error.issues[0]!.message);
-    setError(null);
-    try {
-      await resetPassword(token, password);
-      setDone(true);
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : NETWORK_MESSAGE);
-    }
-  }
+  const nouveau = useNouveauMotDePasse();
+  const {
+    register,
+    handleSubmit,
+    formState: { errors, isSubmitted },
+  } = useForm({ resolver: zodResolver(nouveauMotDePasseSchema), defaultValues: { password: '' } });
+  const submit = handleSubmit(({ password }) => nouveau.mutate({ token, newPassword: password }));
+  // The link's own failure (?error=…) is said until the first attempt.
+  const lienPerime = search.get('error') && !isSubmitted ? "Ce lien n'est plus valide. Demandez-en un nouveau." : null;
   return (
     <Stack maw={480} gap="md">
       <Title order={1}>Nouveau mot de passe</Title>
-      {done ? (
+      {nouveau.isSuccess ? (
         <Alert color="teal" role="status" title="Mot de passe changé">
           Vous pouvez maintenant{' '}
           <Anchor component={Link} to={paths.connexion}>
@@ -82,16 +82,15 @@ export function NouveauMotDePassePage() {
         <form onSubmit={submit} noValidate>
           <Stack gap="sm">
             <PasswordInput
+              {...register('password')}
               label="Nouveau mot de passe"
               description={`De ${MOT_DE_PASSE_MIN} à ${MOT_DE_PASSE_MAX} caractères.`}
               autoComplete="new-password"
               required
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              error={error}
+              error={errors.password?.message ?? (nouveau.error ? errorMessage(nouveau.error, MESSAGES.reseau) : lienPerime)}
               visibilityToggleButtonProps={{ 'aria-label': 'Afficher ou masquer le mot de passe' }}
             />
-            <Button type="submit" w="fit-content" disabled={!token}>
+            <Button type="submit" w="fit-content" disabled={!token} loading={nouveau.isPending}>
               Enregistrer
             </Button>
           </Stack>

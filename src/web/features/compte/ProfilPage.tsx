@@ -1,68 +1,76 @@
+import { zodResolver } from '@hookform/resolvers/zod';
 import { Alert, Avatar, Button, Card, CopyButton, Group, List, Loader, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import { useForm, type FieldPath } from 'react-hook-form';
 import { Navigate } from 'react-router';
-import { capitaliser, type ProfilPublic } from '../../../domain/compte.js';
-import { paths } from '../../app/paths.js';
-import { ApiError, NETWORK_MESSAGE } from '../../lib/api.js';
+import type { Moi, ProfilPublic } from '../../../domain/compte.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import type { z } from '../../../domain/zod.js';
+import { ApiError, errorMessage } from '../../lib/api.js';
+import { paths } from '../../lib/paths.js';
+import { cles } from '../../lib/queryKeys.js';
+import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { changeEmail, updateProfil, useMoi } from './api.js';
+import { useChangementEmail, useModificationProfil } from './api.js';
+import { mesInformationsSchema } from './schemas.js';
+
+type MesInformations = z.input<typeof mesInformationsSchema>;
 
 export function ProfilPage() {
   usePageTitle('Mon profil');
   const { data: moi, isPending } = useMoi();
   if (isPending) return <Loader aria-label="Chargement" />;
   if (!moi) return <Navigate to={paths.connexion} replace />;
-  return <Profil key={moi.uid} />;
+  return <Profil key={moi.uid} moi={moi} />;
 }
 
-function Profil() {
-  const { data: moi } = useMoi();
+function Profil({ moi }: { moi: Moi }) {
   const queryClient = useQueryClient();
-  const [nom, setNom] = useState(moi!.nom);
-  const [prenom, setPrenom] = useState(moi!.prenom);
-  const [email, setEmail] = useState(moi!.email);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const modification = useModificationProfil();
+  const changementEmail = useChangementEmail();
+  // What was saved, said until the next keystroke; a failure, said until the next attempt.
   const [status, setStatus] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  useEffect(() => setStatus(null), [nom, prenom, email]);
+  const {
+    register,
+    handleSubmit,
+    reset,
+    setError,
+    formState: { errors, isSubmitting },
+  } = useForm<MesInformations, unknown, z.output<typeof mesInformationsSchema>>({
+    resolver: zodResolver(mesInformationsSchema),
+    defaultValues: { nom: moi.nom, prenom: moi.prenom, email: moi.email },
+  });
+  const field = (name: FieldPath<MesInformations>) => register(name, { onChange: () => setStatus(null) });
 
-  async function save(event: FormEvent) {
-    event.preventDefault();
-    setErrors({});
+  const save = handleSubmit(async ({ nom, prenom, email }) => {
     setFailure(null);
-    setBusy(true);
     const done: string[] = [];
     try {
-      if (capitaliser(nom) !== moi!.nom || capitaliser(prenom) !== moi!.prenom) {
-        const saved = await updateProfil(nom, prenom);
-        setNom(saved.nom);
-        setPrenom(saved.prenom);
+      if (nom !== moi.nom || prenom !== moi.prenom) {
+        const saved = await modification.mutateAsync({ nom, prenom });
+        reset({ nom: saved.nom, prenom: saved.prenom, email });
         done.push('Nom et prénom enregistrés.');
       }
-      if (email.trim().toLowerCase() !== moi!.email) {
-        await changeEmail(email.trim());
-        done.push(`Un lien de confirmation a été envoyé à ${email.trim()} : l'adresse changera quand vous l'aurez ouvert.`);
+      if (email !== moi.email) {
+        await changementEmail.mutateAsync(email);
+        done.push(`Un lien de confirmation a été envoyé à ${email} : l'adresse changera quand vous l'aurez ouvert.`);
       }
-      await queryClient.invalidateQueries({ queryKey: ['moi'] });
+      await queryClient.invalidateQueries({ queryKey: cles.moi });
       setStatus(done.length > 0 ? done.join(' ') : 'Aucune modification à enregistrer.');
     } catch (error) {
       if (error instanceof ApiError) {
-        setErrors(error.fields);
-        setFailure(error.message);
-      } else {
-        setFailure(NETWORK_MESSAGE);
+        for (const [name, message] of Object.entries(error.fields)) setError(name as FieldPath<MesInformations>, { message });
       }
-    } finally {
-      setBusy(false);
+      setFailure(errorMessage(error, MESSAGES.reseau));
     }
-  }
+  });
 
   return (
     <Stack maw={880} gap="lg">
       <Group>
-        <Avatar src={moi!.pic} alt="" size={64} radius="xl" />
+        <Avatar src={moi.pic} alt="" size={64} radius="xl" />
         <Title order={1}>Mon profil</Title>
       </Group>
       <Card withBorder padding="lg" component="section" aria-labelledby="profil-infos">
@@ -77,17 +85,17 @@ function Profil() {
               </Alert>
             )}
             <div role="status">{status && <Alert color="teal">{status}</Alert>}</div>
-            <TextInput label="Adresse e-mail" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={errors.email} required />
-            {!moi!.emailVerified && (
+            <TextInput {...field('email')} label="Adresse e-mail" type="email" autoComplete="email" error={errors.email?.message} required />
+            {!moi.emailVerified && (
               <Text size="sm" c="dimmed">
                 Adresse pas encore confirmée : ouvrez le lien reçu par e-mail.
               </Text>
             )}
             <SimpleGrid cols={{ base: 1, xs: 2 }}>
-              <TextInput label="Nom" autoComplete="family-name" value={nom} onChange={(e) => setNom(e.currentTarget.value)} error={errors.nom} required />
-              <TextInput label="Prénom" autoComplete="given-name" value={prenom} onChange={(e) => setPrenom(e.currentTarget.value)} error={errors.prenom} required />
+              <TextInput {...field('nom')} label="Nom" autoComplete="family-name" error={errors.nom?.message} required />
+              <TextInput {...field('prenom')} label="Prénom" autoComplete="given-name" error={errors.prenom?.message} required />
             </SimpleGrid>
-            <Button type="submit" loading={busy} w="fit-content">
+            <Button type="submit" loading={isSubmitting} w="fit-content">
               Enregistrer
             </Button>
           </Stack>
@@ -99,8 +107,8 @@ function Profil() {
           Inviter mes voisins
         </Title>
         <Text mb="sm">Partagez ce lien : vos voisins qui s'inscrivent avec lui et vous vous suivrez mutuellement.</Text>
-        <TextInput label="Mon lien d'invitation" value={moi!.invitationLink} readOnly onFocus={(e) => e.currentTarget.select()} />
-        <CopyButton value={moi!.invitationLink}>
+        <TextInput label="Mon lien d'invitation" value={moi.invitationLink} readOnly onFocus={(e) => e.currentTarget.select()} />
+        <CopyButton value={moi.invitationLink}>
           {({ copied, copy }) => (
             <Button variant="outline" onClick={copy} mt="sm" w="fit-content">
               {copied ? 'Lien copié' : 'Copier le lien'}
@@ -110,8 +118,8 @@ function Profil() {
       </Card>
 
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        <Voisins title="Ils me suivent" empty="Personne ne vous suit encore." list={moi!.followers} />
-        <Voisins title="Je les suis" empty="Vous ne suivez personne encore." list={moi!.following} />
+        <Voisins title="Ils me suivent" empty="Personne ne vous suit encore." list={moi.followers} />
+        <Voisins title="Je les suis" empty="Vous ne suivez personne encore." list={moi.following} />
       </SimpleGrid>
     </Stack>
   );

@@ -1,14 +1,15 @@
 import { Alert, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { formatJour } from '../../../domain/dates.js';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Navigate } from 'react-router';
 import { ROLES, type Role } from '../../../domain/compte.js';
-import { paths } from '../../app/paths.js';
-import { ApiError } from '../../lib/api.js';
+import { formatJour } from '../../../domain/dates.js';
+import { labelOf } from '../../../domain/options.js';
+import { errorMessage } from '../../lib/api.js';
+import { paths } from '../../lib/paths.js';
+import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { listUsers, setRole, useMoi } from './api.js';
+import { useChangementRole, useUtilisateurs } from './api.js';
 
 /** Admins list accounts and change their role (the server refuses everyone else). */
 export function UtilisateursPage() {
@@ -16,9 +17,13 @@ export function UtilisateursPage() {
   const { data: moi, isPending } = useMoi();
   const [q, setQ] = useState('');
   const [debounced] = useDebouncedValue(q, 300);
-  const queryClient = useQueryClient();
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const users = useQuery({ queryKey: ['utilisateurs', debounced], queryFn: () => listUsers(debounced), enabled: moi?.userType === 'admin' });
+  const users = useUtilisateurs(debounced, moi?.userType === 'admin');
+  const changement = useChangementRole();
+  const message = changement.isSuccess
+    ? { ok: true, text: `${changement.variables.nom} a maintenant le rôle ${labelOf(ROLES, changement.variables.role).toLowerCase()}.` }
+    : changement.isError
+      ? { ok: false, text: errorMessage(changement.error, 'Le rôle n’a pas pu être changé.') }
+      : null;
 
   if (isPending) return <Loader aria-label="Chargement" />;
   if (!moi) return <Navigate to={paths.connexion} replace />;
@@ -29,17 +34,6 @@ export function UtilisateursPage() {
         <Alert color="orange">Cette page est réservée aux administrateurs.</Alert>
       </Stack>
     );
-  }
-
-  async function change(uid: string, name: string, role: Role) {
-    setMessage(null);
-    try {
-      await setRole(uid, role);
-      setMessage({ ok: true, text: `${name} a maintenant le rôle ${ROLES.find((r) => r.value === role)!.label.toLowerCase()}.` });
-    } catch (error) {
-      setMessage({ ok: false, text: error instanceof ApiError ? error.message : 'Le rôle n’a pas pu être changé.' });
-    }
-    await queryClient.invalidateQueries({ queryKey: ['utilisateurs'] });
   }
 
   return (
@@ -77,9 +71,9 @@ export function UtilisateursPage() {
                     <Table.Td>
                       <NativeSelect
                         aria-label={`Rôle de ${u.prenom} ${u.nom}`}
-                        data={ROLES.map((r) => ({ value: r.value, label: r.label }))}
+                        data={ROLES}
                         value={u.userType}
-                        onChange={(e) => void change(u.uid, `${u.prenom} ${u.nom}`, e.currentTarget.value as Role)}
+                        onChange={(e) => changement.mutate({ uid: u.uid, nom: `${u.prenom} ${u.nom}`, role: e.currentTarget.value as Role })}
                         disabled={u.uid === moi.uid}
                       />
                     </Table.Td>

@@ -1,124 +1,106 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { InscriptionInput, ProfilPersonnel, ProfilPublic, Role } from '../../../domain/compte.js';
-import { ApiError, apiFetch, postJson } from '../../lib/api.js';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Inscription, ProfilPersonnel, ProfilPublic, Role } from '../../../domain/compte.js';
+import { apiFetch, sendJson } from '../../lib/api.js';
+import { paths } from '../../lib/paths.js';
+import { cles } from '../../lib/queryKeys.js';
+import { setLocalSignedIn } from '../../lib/session.js';
 
-export interface Moi extends ProfilPersonnel {
-  invitationLink: string;
-  followers: ProfilPublic[];
-  following: ProfilPublic[];
-}
-
-/** SPEC §4: a local signed-in flag and uid, kept for the spec's redirects; the server session is the truth. */
-const FLAG = 'quartier-vivant.connecte';
-const UID = 'quartier-vivant.uid';
-
-export function setLocalSignedIn(uid: string | null): void {
-  try {
-    if (uid) {
-      localStorage.setItem(FLAG, 'true');
-      localStorage.setItem(UID, uid);
-    } else {
-      localStorage.removeItem(FLAG);
-      localStorage.removeItem(UID);
-    }
-  } catch {
-    /* storage unavailable: the server session still decides */
-  }
-}
-
-async function fetchMoi(): Promise<Moi | null> {
-  try {
-    const moi = (await apiFetch<{ data: Moi }>('/user/me')).data;
-    setLocalSignedIn(moi.uid);
-    return moi;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
-      setLocalSignedIn(null);
-      return null;
-    }
-    throw error;
-  }
-}
-
-/** The signed-in user (null when signed out), from the server session. */
-export function useMoi() {
-  return useQuery({ queryKey: ['moi'], queryFn: fetchMoi, staleTime: 60_000 });
-}
-
-export function useRefreshMoi() {
-  const client = useQueryClient();
-  return () => client.invalidateQueries({ queryKey: ['moi'] });
-}
-
-export async function signIn(email: string, password: string): Promise<void> {
-  await postJson('/auth/sign-in/email', { email, password, rememberMe: true });
-}
-
-export async function signOut(): Promise<void> {
-  await postJson('/auth/sign-out', {});
-  setLocalSignedIn(null);
-}
-
-export async function signUp(input: InscriptionInput): Promise<ProfilPersonnel> {
-  return (await postJson<{ data: ProfilPersonnel }>('/user/inscription', input)).data;
-}
-
-export async function uploadPic(file: File): Promise<string> {
-  const form = new FormData();
-  form.append('pic', file, file.name);
-  return (await apiFetch<{ data: { pic: string } }>('/user/me/pic', { method: 'POST', body: form })).data.pic;
+/** Signs in, then asks the server who is signed in (the answer resolves once that is known). */
+export function useConnexion() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ email, password }: { email: string; password: string }) => sendJson('/auth/sign-in/email', { email, password, rememberMe: true }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: cles.moi }),
+  });
 }
 
 /** Starts Google sign-in: the browser goes to Google, then comes back signed in. */
-export async function startGoogle(inviterUid?: string): Promise<void> {
-  const { url } = await postJson<{ url: string }>('/auth/sign-in/social', {
-    provider: 'google',
-    callbackURL: '/logement',
-    errorCallbackURL: '/connexion?erreur=google',
-    ...(inviterUid ? { additionalData: { inviterUid } } : {}),
+export function useConnexionGoogle() {
+  return useMutation({
+    mutationFn: async (inviterUid: string | undefined) => {
+      const { url } = await sendJson<{ url: string }>('/auth/sign-in/social', {
+        provider: 'google',
+        callbackURL: paths.logement,
+        errorCallbackURL: `${paths.connexion}?erreur=google`,
+        ...(inviterUid ? { additionalData: { inviterUid } } : {}),
+      });
+      window.location.assign(url);
+    },
   });
-  window.location.assign(url);
+}
+
+/** Ends the server session; whatever happens, this device forgets the account and its requests. */
+export function useDeconnexion() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => sendJson('/auth/sign-out', {}),
+    onSettled: () => {
+      setLocalSignedIn(null);
+      queryClient.setQueryData(cles.moi, null);
+      queryClient.removeQueries({ queryKey: cles.demandes });
+      queryClient.removeQueries({ queryKey: cles.utilisateurs });
+    },
+  });
+}
+
+export function useInscription() {
+  return useMutation({
+    mutationFn: async (input: Inscription & { inviterUid?: string }) => (await sendJson<{ data: ProfilPersonnel }>('/user/inscription', input)).data,
+  });
+}
+
+export function useEnvoiPhoto() {
+  return useMutation({
+    mutationFn: async (file: File) => {
+      const form = new FormData();
+      form.append('pic', file, file.name);
+      return (await apiFetch<{ data: { pic: string } }>('/user/me/pic', { method: 'POST', body: form })).data.pic;
+    },
+  });
 }
 
 export function usePublicProfile(uid: string | undefined) {
   return useQuery({
-    queryKey: ['public', uid],
+    queryKey: cles.profilPublic(uid),
     queryFn: async () => (await apiFetch<{ data: ProfilPublic }>(`/user/public/${encodeURIComponent(uid!)}`)).data,
     enabled: Boolean(uid),
     retry: false,
   });
 }
 
-export interface Territoire {
-  ville: string;
-  quartier: string;
-  rues: string[];
+export function useModificationProfil() {
+  return useMutation({
+    mutationFn: async ({ nom, prenom }: { nom: string; prenom: string }) => (await sendJson<{ data: ProfilPersonnel }>('/user/me', { nom, prenom }, 'PATCH')).data,
+  });
 }
 
-export function useTerritoire() {
-  return useQuery({ queryKey: ['territoire'], queryFn: async () => (await apiFetch<{ data: Territoire }>('/territoire')).data, staleTime: Infinity });
+export function useChangementEmail() {
+  return useMutation({ mutationFn: (newEmail: string) => sendJson('/auth/change-email', { newEmail, callbackURL: paths.profil }) });
 }
 
-export async function updateProfil(nom: string, prenom: string): Promise<ProfilPersonnel> {
-  return (await apiFetch<{ data: ProfilPersonnel }>('/user/me', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nom, prenom }) })).data;
+export function useOubliMotDePasse() {
+  return useMutation({ mutationFn: (email: string) => sendJson('/auth/request-password-reset', { email, redirectTo: paths.nouveauMotDePasse }) });
 }
 
-export async function changeEmail(newEmail: string): Promise<void> {
-  await postJson('/auth/change-email', { newEmail, callbackURL: '/profile' });
+export function useNouveauMotDePasse() {
+  return useMutation({
+    mutationFn: ({ token, newPassword }: { token: string; newPassword: string }) => sendJson('/auth/reset-password', { token, newPassword }),
+  });
 }
 
-export async function requestPasswordReset(email: string): Promise<void> {
-  await postJson('/auth/request-password-reset', { email, redirectTo: '/connexion/nouveau-mot-de-passe' });
+export function useUtilisateurs(q: string, enabled: boolean) {
+  return useQuery({
+    queryKey: cles.rechercheUtilisateurs(q),
+    queryFn: () => apiFetch<{ data: ProfilPersonnel[]; total: number }>(`/admin/users?q=${encodeURIComponent(q)}`),
+    enabled,
+  });
 }
 
-export async function resetPassword(token: string, newPassword: string): Promise<void> {
-  await postJson('/auth/reset-password', { token, newPassword });
-}
-
-export async function listUsers(q: string): Promise<{ data: ProfilPersonnel[]; total: number }> {
-  return apiFetch(`/admin/users?q=${encodeURIComponent(q)}`);
-}
-
-export async function setRole(uid: string, role: Role): Promise<ProfilPersonnel> {
-  return (await postJson<{ data: ProfilPersonnel }>(`/admin/users/${encodeURIComponent(uid)}/role`, { role })).data;
+export function useChangementRole() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ uid, role }: { uid: string; role: Role; nom: string }) =>
+      (await sendJson<{ data: ProfilPersonnel }>(`/admin/users/${encodeURIComponent(uid)}/role`, { role })).data,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: cles.utilisateurs }),
+  });
 }

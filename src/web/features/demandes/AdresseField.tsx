@@ -1,8 +1,9 @@
 import { Autocomplete } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { fetchAdresses, type Suggestion } from './api.js';
+import { ADRESSE_MIN, type Suggestion } from '../../../domain/adresses.js';
+import { CHAMPS_DEMANDE } from '../../../domain/demande.js';
+import { useAdresses } from './api.js';
 
 interface Props {
   value: string;
@@ -21,21 +22,15 @@ interface Props {
 export function AdresseField({ value, onChange, onPick, error, name, inputRef }: Props) {
   const [debounced] = useDebouncedValue(value.trim(), 300);
   const [picked, setPicked] = useState<string | null>(null);
-  const enabled = debounced.length >= 3 && debounced !== picked;
-  const { data } = useQuery({
-    queryKey: ['adresses', debounced],
-    queryFn: ({ signal }) => fetchAdresses(debounced, signal),
-    enabled,
-    staleTime: 5 * 60_000,
-    retry: false,
-  });
+  const enabled = debounced.length >= ADRESSE_MIN && debounced !== picked;
+  const { data } = useAdresses(debounced, enabled);
   const suggestions = enabled ? (data ?? []) : [];
 
   return (
     <Autocomplete
       ref={inputRef}
       name={name}
-      label="Adresse"
+      label={CHAMPS_DEMANDE.adresse.label}
       description="Commencez à taper, puis choisissez une suggestion ou continuez à écrire."
       autoComplete="street-address"
       value={value}

@@ -3,7 +3,8 @@ import { screen, waitFor } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../test-utils.js';
-import { DemandeForm, DUPLICATE_MESSAGE } from './NouvelleDemandePage.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { DemandeForm } from './NouvelleDemandePage.js';
 
 // The network is the browser's fetch: recorded here so the tests can say what was (not) sent.
 const calls: { url: string; method: string; body?: unknown }[] = [];
@@ -76,7 +77,7 @@ describe('the request form', () => {
     renderWithProviders(<DemandeForm onCreated={onCreated} />);
     await fillRequired(user);
     await user.click(screen.getByRole('button', { name: 'Enregistrer ma demande' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(DUPLICATE_MESSAGE);
+    expect(await screen.findByRole('alert')).toHaveTextContent(MESSAGES.doublon);
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['GET /app/api/logement/013abc12345']);
     expect(onCreated).not.toHaveBeenCalled();
   });

@@ -1,32 +1,20 @@
 import { Alert, Anchor, Button, Card, Divider, Loader, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
-import { formatHorodatage, formatJour, formatJourCivil } from '../../../domain/dates.js';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import type { LogementComplet } from '../../../domain/logement.js';
+import { formatHorodatage, formatJour } from '../../../domain/dates.js';
+import { CHAMPS_DEMANDE, SECTIONS_DEMANDE, valeurLue, type DemandeComplete } from '../../../domain/demande.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import { isValidNumeroUnique, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
-import {
-  BAILLEURS,
-  labelOf,
-  LOGEMENTS_ACTUELS,
-  QUARTIER_OPTIONS,
-  QUARTIERS_SOUHAITES,
-  SEXES,
-  SITUATIONS_FAMILIALES,
-  TYPES_DE_LOGEMENT,
-} from '../../../domain/options.js';
-import { paths } from '../../app/paths.js';
 import { ApiError } from '../../lib/api.js';
+import { paths } from '../../lib/paths.js';
+import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { useHistorique, useStatutEnDirect } from '../gestion/api.js';
-import { useDemande } from './api.js';
-import { getCle, takeCleFromHash } from './cles.js';
+import { documentsZipUrl, useDemande, useHistorique } from './api.js';
+import { getCle, takeCleFromHash } from './clesDAcces.js';
 import { UploadBlocks } from './Documents.js';
 import { ProgressBar } from './ProgressBar.js';
 
-export const NOT_FOUND_MESSAGE = "Il n'existe pas de demande de logement pour ce numéro unique";
-export const FETCH_ERROR_MESSAGE = 'Erreur : impossible de récupérer les données de la demande.';
-
-const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR', maximumFractionDigits: 2 });
+const FETCH_ERROR_MESSAGE = 'Erreur : impossible de récupérer les données de la demande.';
 
 export function DemandePage() {
   const raw = useParams().numeroUnique ?? '';
@@ -73,7 +61,7 @@ function DemandeContent({ numero }: { numero: string }) {
       return (
         <Stack gap="sm">
           <Alert color="orange" role="alert">
-            {NOT_FOUND_MESSAGE}
+            {MESSAGES.demandeIntrouvable}
           </Alert>
           <Text>
             Vérifiez le numéro, ou{' '}
@@ -109,7 +97,7 @@ function DemandeContent({ numero }: { numero: string }) {
           <Details demande={data} />
           <Divider />
           {Object.values(data.documents).some((list) => list.length > 0) && (
-            <Button component="a" href={`/app/api/logement/${encodeURIComponent(numero)}/documents.zip`} variant="outline" w="fit-content" download>
+            <Button component="a" href={documentsZipUrl(numero)} variant="outline" w="fit-content" download>
               Tout télécharger (zip)
             </Button>
           )}
@@ -134,69 +122,29 @@ function DemandeContent({ numero }: { numero: string }) {
   );
 }
 
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  const empty = children === null || children === undefined || children === '';
-  return (
-    <div>
-      <Text component="dt" size="sm" c="gray.7">
-        {label}
-      </Text>
-      <Text component="dd" m={0} fw={500} style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
-        {empty ? 'Non renseigné' : children}
-      </Text>
-    </div>
-  );
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section>
-      <Title order={2} size="h4" mb="xs">
-        {title}
-      </Title>
-      <SimpleGrid component="dl" cols={{ base: 1, sm: 2 }} spacing="sm" verticalSpacing="sm" m={0}>
-        {children}
-      </SimpleGrid>
-    </section>
-  );
-}
-
-const money = (n: number | null) => (n === null ? '' : euros.format(n));
-
-function Details({ demande: d }: { demande: LogementComplet }) {
-  const adresse = [d.adresse, d.adresseComplement, [d.codePostal, d.ville].filter(Boolean).join(' ')].filter(Boolean).join('\n');
-  const souhaites = d.quartierSouhaite.map((q) => labelOf(QUARTIERS_SOUHAITES, q)).join(', ');
+/** The request's fields, section by section, as the field table of the domain reads them. */
+export function Details({ demande }: { demande: DemandeComplete }) {
   return (
     <Stack gap="lg">
-      <Section title="Identité et coordonnées">
-        <Field label="Prénom et nom">{[d.prenom, d.nom].filter(Boolean).join(' ')}</Field>
-        <Field label="Sexe">{labelOf(SEXES, d.sexe)}</Field>
-        <Field label="Date de naissance">{d.dateDeNaissance ? formatJourCivil(d.dateDeNaissance) : ''}</Field>
-        <Field label="Adresse e-mail">{d.email}</Field>
-        <Field label="Téléphone">{d.numeroDeTelephone}</Field>
-        <Field label="Adresse">{adresse}</Field>
-      </Section>
-      <Section title="Situation">
-        <Field label="Situation familiale">{labelOf(SITUATIONS_FAMILIALES, d.situationFamiliale)}</Field>
-        <Field label="Nombre d'enfants">{String(d.nombreDEnfants)}</Field>
-        <Field label="Logement actuel">{labelOf(LOGEMENTS_ACTUELS, d.logementActuel)}</Field>
-        <Field label="Type de logement actuel">{labelOf(TYPES_DE_LOGEMENT, d.typeDeLogementActuel)}</Field>
-        <Field label="Quartier actuel">{labelOf(QUARTIER_OPTIONS, d.quartierActuel)}</Field>
-        <Field label="Bailleur actuel">{labelOf(BAILLEURS, d.bailleurActuel)}</Field>
-      </Section>
-      <Section title="Logement souhaité">
-        <Field label="Type de logement souhaité">{labelOf(TYPES_DE_LOGEMENT, d.typeDeLogementSouhaite)}</Field>
-        <Field label="Quartiers souhaités">{souhaites}</Field>
-      </Section>
-      <Section title="Ressources">
-        <Field label="Salaire brut mensuel">{money(d.salaireBrut)}</Field>
-        <Field label="Revenu fiscal N-1">{money(d.salaireAvisImpot1)}</Field>
-        <Field label="Revenu fiscal N-2">{money(d.salaireAvisImpot2)}</Field>
-      </Section>
-      <Section title="Motivations et commentaires">
-        <Field label="Motivations">{d.motivations}</Field>
-        <Field label="Commentaires">{d.commentaires}</Field>
-      </Section>
+      {SECTIONS_DEMANDE.map((section) => (
+        <section key={section.titre}>
+          <Title order={2} size="h4" mb="xs">
+            {section.titre}
+          </Title>
+          <SimpleGrid component="dl" cols={{ base: 1, sm: 2 }} spacing="sm" verticalSpacing="sm" m={0}>
+            {section.champs.map((champ) => (
+              <div key={champ}>
+                <Text component="dt" size="sm" c="gray.7">
+                  {CHAMPS_DEMANDE[champ].label}
+                </Text>
+                <Text component="dd" m={0} fw={500} style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
+                  {valeurLue(champ, demande) || 'Non renseigné'}
+                </Text>
+              </div>
+            ))}
+          </SimpleGrid>
+        </section>
+      ))}
     </Stack>
   );
 }

@@ -1,16 +1,17 @@
 import { Anchor, Button, Card, Group, List, Stack, Text, Title } from '@mantine/core';
-import { formatJour } from '../../../domain/dates.js';
 import { Link, useNavigate } from 'react-router';
 import { isGestionnaire } from '../../../domain/compte.js';
-import { isValidNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
-import { paths } from '../../app/paths.js';
+import { formatJour } from '../../../domain/dates.js';
+import { numeroUniqueSchema } from '../../../domain/demande.js';
 import { NumeroLookup } from '../../components/NumeroLookup.js';
+import { paths } from '../../lib/paths.js';
+import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { useMoi } from '../compte/api.js';
 import { useMesDemandes } from './api.js';
-import { numerosEnregistres } from './cles.js';
+import { numerosEnregistres } from './clesDAcces.js';
 
-export function LogementHomePage() {
+/** The housing service's page: submit a request, follow one, and (signed in) one's own or all of them. */
+export function DemandesAccueilPage() {
   usePageTitle('Logement social');
   const navigate = useNavigate();
   const surCetAppareil = numerosEnregistres();
@@ -58,7 +59,7 @@ export function LogementHomePage() {
         <NumeroLookup
           label="Numéro unique de la demande"
           submitLabel="Voir ma demande"
-          validate={(n) => (isValidNumeroUnique(n) ? null : NUMERO_UNIQUE_MESSAGE)}
+          schema={numeroUniqueSchema}
           onFound={(n) => navigate(paths.demande(n))}
         />
         {surCetAppareil.length > 0 && (

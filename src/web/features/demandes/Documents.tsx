@@ -1,26 +1,27 @@
 import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Loader, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { formatHorodatage } from '../../../domain/dates.js';
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { formatHorodatage } from '../../../domain/dates.js';
+import type { DemandeComplete } from '../../../domain/demande.js';
 import {
   CATEGORIES,
   EXTENSIONS_ACCEPTEES,
+  MAX_FICHIERS_PAR_ENVOI,
+  TYPES_ACCEPTES,
   typeFromExtension,
   type Categorie,
   type DocumentInfo,
 } from '../../../domain/documents.js';
-import type { LogementComplet } from '../../../domain/logement.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import { Dialog } from '../../components/Dialog.js';
-import { ApiError } from '../../lib/api.js';
-import { fetchDocumentBlob, uploadDocuments, useParametres } from './api.js';
+import { errorMessage } from '../../lib/api.js';
+import { useParametres } from '../../lib/parametres.js';
+import { fetchDocumentBlob, useEnvoiDocuments } from './api.js';
 
-export const UPLOAD_SUCCESS = 'Pièces jointes téléversées avec succès !';
-const ACCEPT = [...EXTENSIONS_ACCEPTEES, 'application/pdf', 'image/jpeg', 'image/png'].join(',');
+const ACCEPT = [...EXTENSIONS_ACCEPTEES, ...Object.keys(TYPES_ACCEPTES)].join(',');
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-const DEFAULT_MAX_FILES = 20;
 
 const fmt = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
-export function formatSize(bytes: number): string {
+function formatSize(bytes: number): string {
   if (bytes < 1024 * 1024) return `${fmt.format(Math.max(1, bytes / 1024))} Ko`;
   return `${fmt.format(bytes / (1024 * 1024))} Mo`;
 }
@@ -39,16 +40,16 @@ function fileProblem(file: File, maxBytes: number): string | null {
   return null;
 }
 
-export function UploadBlocks({ demande }: { demande: LogementComplet }) {
-  const queryClient = useQueryClient();
+export function UploadBlocks({ demande }: { demande: DemandeComplete }) {
   const { data: parametres } = useParametres();
   const maxBytes = parametres?.uploadMaxBytes ?? DEFAULT_MAX_BYTES;
-  const maxFiles = parametres?.maxFichiersParEnvoi ?? DEFAULT_MAX_FILES;
+  const maxFiles = parametres?.maxFichiersParEnvoi ?? MAX_FICHIERS_PAR_ENVOI;
   const [pending, setPending] = useState<Pending>(emptyPending);
   const [blockErrors, setBlockErrors] = useState<Partial<Record<Categorie, string>>>({});
   const [progress, setProgress] = useState<number | null>(null);
   const [sendError, setSendError] = useState<string | null>(null);
   const [sent, setSent] = useState(false);
+  const envoi = useEnvoiDocuments(demande.numeroUnique, setProgress);
   const total = Object.values(pending).reduce((n, files) => n + files.length, 0);
 
   function add(categorie: Categorie, files: File[]) {
@@ -77,13 +78,12 @@ export function UploadBlocks({ demande }: { demande: LogementComplet }) {
     const files = CATEGORIES.flatMap((c) => pending[c.value].map((file) => ({ categorie: c.value, file })));
     setProgress(0);
     try {
-      const documents = await uploadDocuments(demande.numeroUnique, files, setProgress);
-      queryClient.setQueryData<LogementComplet>(['logement', demande.numeroUnique], (old) => (old ? { ...old, documents } : old));
+      await envoi.mutateAsync(files);
       setPending(emptyPending());
       setBlockErrors({});
       setSent(true);
     } catch (error) {
-      setSendError(error instanceof ApiError ? error.message : "L'envoi a échoué. Réessayez dans un instant.");
+      setSendError(errorMessage(error, "L'envoi a échoué. Réessayez dans un instant."));
     } finally {
       setProgress(null);
     }
@@ -147,7 +147,7 @@ export function UploadBlocks({ demande }: { demande: LogementComplet }) {
       <div role="status" aria-live="polite">
         {sent && (
           <Alert color="green" variant="light">
-            {UPLOAD_SUCCESS}
+            {MESSAGES.televerse}
           </Alert>
         )}
       </div>
@@ -203,50 +203,54 @@ function DocumentList({ numeroUnique, documents }: { numeroUnique: string; docum
 
 /** Shows a PDF or an image fetched with the request's key; offers the download everywhere. */
 function DocumentPreview({ numeroUnique, document: doc, onClose }: { numeroUnique: string; document: DocumentInfo | null; onClose: () => void }) {
+  return (
+    <Dialog opened={doc !== null} onClose={onClose} title={doc?.name ?? ''} size="xl">
+      {doc && <Apercu key={doc.id} numeroUnique={numeroUnique} document={doc} />}
+    </Dialog>
+  );
+}
+
+/** One document's preview: its bytes become a local address for as long as it shows. */
+function Apercu({ numeroUnique, document: doc }: { numeroUnique: string; document: DocumentInfo }) {
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    if (!doc) return;
     let objectUrl: string | null = null;
     let cancelled = false;
-    setUrl(null);
-    setError(null);
     fetchDocumentBlob(numeroUnique, doc.fileUrl)
       .then((blob) => {
         if (cancelled) return;
         objectUrl = URL.createObjectURL(blob);
         setUrl(objectUrl);
       })
-      .catch((e: unknown) => !cancelled && setError(e instanceof ApiError ? e.message : "Le document n'a pas pu être chargé."));
+      .catch((e: unknown) => !cancelled && setError(errorMessage(e, "Le document n'a pas pu être chargé.")));
     return () => {
       cancelled = true;
       if (objectUrl) URL.revokeObjectURL(objectUrl);
     };
-  }, [doc, numeroUnique]);
+  }, [doc.fileUrl, numeroUnique]);
 
+  if (error) {
+    return (
+      <Alert color="red" role="alert">
+        {error}
+      </Alert>
+    );
+  }
+  if (!url) return <Loader aria-label="Chargement du document" />;
   return (
-    <Dialog opened={doc !== null} onClose={onClose} title={doc?.name ?? ''} size="xl">
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
+    <Stack>
+      {doc.type === 'application/pdf' ? (
+        <object data={url} type="application/pdf" width="100%" height="600" aria-label={doc.name}>
+          <Text>L'aperçu des PDF n'est pas disponible sur cet appareil : téléchargez le document pour le lire.</Text>
+        </object>
+      ) : (
+        <img src={url} alt={doc.name} style={{ maxWidth: '100%', height: 'auto' }} />
       )}
-      {!error && !url && <Loader aria-label="Chargement du document" />}
-      {url && doc && (
-        <Stack>
-          {doc.type === 'application/pdf' ? (
-            <object data={url} type="application/pdf" width="100%" height="600" aria-label={doc.name}>
-              <Text>L'aperçu des PDF n'est pas disponible sur cet appareil : téléchargez le document pour le lire.</Text>
-            </object>
-          ) : (
-            <img src={url} alt={doc.name} style={{ maxWidth: '100%', height: 'auto' }} />
-          )}
-          <Anchor href={url} download={doc.name}>
-            Télécharger « {doc.name} »
-          </Anchor>
-        </Stack>
-      )}
-    </Dialog>
+      <Anchor href={url} download={doc.name}>
+        Télécharger « {doc.name} »
+      </Anchor>
+    </Stack>
   );
 }

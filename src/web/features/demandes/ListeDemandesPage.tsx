@@ -1,21 +1,21 @@
 import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
-import { formatJour } from '../../../domain/dates.js';
 import { useDebouncedCallback } from '@mantine/hooks';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
 import { isGestionnaire } from '../../../domain/compte.js';
-import { labelOf, TYPES_DE_LOGEMENT } from '../../../domain/options.js';
+import { formatJour } from '../../../domain/dates.js';
+import { CHAMPS_DEMANDE, listeQuerySchema, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import { labelOf } from '../../../domain/options.js';
 import { STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUTS, type Statut } from '../../../domain/statut.js';
-import { paths } from '../../app/paths.js';
-import { ApiError } from '../../lib/api.js';
+import { z } from '../../../domain/zod.js';
+import { errorMessage } from '../../lib/api.js';
+import { paths } from '../../lib/paths.js';
+import { useMoi } from '../../lib/session.js';
+import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { useMoi } from '../compte/api.js';
-import { changerStatut, listeQueryString, useListe, useStatutEnDirect, type LigneDemande, type ListeParams } from './api.js';
+import { exportCsvUrl, listeQueryString, useChangementStatut, useListe } from './api.js';
 
-const PAGE_SIZES = ['5', '10', '25', '50', '100'];
-
-const COLUMNS: { key: string; label: string }[] = [
+const COLUMNS: { key: Tri; label: string }[] = [
   { key: 'numeroUnique', label: 'Numéro unique' },
   { key: 'prenom', label: 'Prénom' },
   { key: 'nom', label: 'Nom' },
@@ -26,23 +26,22 @@ const COLUMNS: { key: string; label: string }[] = [
   { key: 'statutDeLaDemande', label: 'Statut' },
 ];
 
+/** The list's query as the address gives it: a missing or wrong value falls back to its default. */
+const listeDepuisAdresse = z.object(
+  Object.fromEntries(
+    Object.entries(listeQuerySchema.shape as Record<string, z.ZodType>).map(([name, schema]) => [name, schema.catch(schema.parse(undefined))]),
+  ),
+) as unknown as z.ZodType<ListeQuery, Record<string, string>>;
+
 /** Reads the list's state from the address, so a view can be bookmarked or shared. */
-function useListeParams(): [ListeParams, (patch: Partial<ListeParams>) => void] {
+function useListeParams(): [ListeQuery, (patch: Partial<ListeQuery>) => void] {
   const [search, setSearch] = useSearchParams();
-  const size = Number(search.get('pageSize'));
-  const params: ListeParams = {
-    q: search.get('q') ?? '',
-    status: search.get('status') ?? '',
-    sort: search.get('sort') ?? 'dateDEnregistrement',
-    order: search.get('order') === 'asc' ? 'asc' : 'desc',
-    page: Math.max(1, Number(search.get('page')) || 1),
-    pageSize: PAGE_SIZES.includes(String(size)) ? size : 10,
-  };
-  const update = (patch: Partial<ListeParams>) => setSearch(listeQueryString({ ...params, ...patch }), { replace: true });
+  const params = listeDepuisAdresse.parse(Object.fromEntries(search));
+  const update = (patch: Partial<ListeQuery>) => setSearch(listeQueryString({ ...params, ...patch }), { replace: true });
   return [params, update];
 }
 
-export function ListePage() {
+export function ListeDemandesPage() {
   usePageTitle('Toutes les demandes');
   const { data: moi, isPending } = useMoi();
   if (isPending) return <Loader aria-label="Chargement" />;
@@ -63,37 +62,32 @@ function Liste() {
   const [q, setQ] = useState(params.q);
   const search = useDebouncedCallback((value: string) => update({ q: value, page: 1 }), 300);
   const { data, error, isPending, isFetching } = useListe(params);
-  const queryClient = useQueryClient();
+  const changement = useChangementStatut(params);
   const [failure, setFailure] = useState<string | null>(null);
   useStatutEnDirect();
 
   const pages = data ? Math.max(1, Math.ceil(data.total / params.pageSize)) : 1;
 
-  function sortBy(key: string) {
+  function sortBy(key: Tri) {
     update({ sort: key, order: params.sort === key && params.order === 'asc' ? 'desc' : 'asc', page: 1 });
   }
 
-  async function change(row: LigneDemande, statut: Statut) {
+  function change(ligne: LigneDemande, statut: Statut) {
     setFailure(null);
-    const key = ['liste', params];
-    const previous = queryClient.getQueryData<{ data: LigneDemande[]; total: number }>(key);
-    // The row changes at once; if the server refuses, it goes back and says why.
-    queryClient.setQueryData(key, (old: typeof previous) =>
-      old ? { ...old, data: old.data.map((r) => (r.id === row.id ? { ...r, statutDeLaDemande: statut } : r)) } : old,
+    changement.mutate(
+      { ligne, statut },
+      {
+        onError: (e) =>
+          setFailure(`Le statut de la demande n° ${ligne.numeroUnique} n'a pas été changé : ${errorMessage(e, 'erreur inattendue.')}`),
+      },
     );
-    try {
-      await changerStatut(row.numeroUnique, statut);
-    } catch (e) {
-      queryClient.setQueryData(key, previous);
-      setFailure(`Le statut de la demande n° ${row.numeroUnique} n'a pas été changé : ${e instanceof ApiError ? e.message : 'erreur inattendue.'}`);
-    }
   }
 
   return (
     <Stack gap="md">
       <Group justify="space-between" align="flex-end">
         <Title order={1}>Toutes les demandes</Title>
-        <Button component="a" href={`/app/api/logement/export.csv?${listeQueryString(params)}`} variant="outline" download>
+        <Button component="a" href={exportCsvUrl(params)} variant="outline" download>
           Exporter (CSV)
         </Button>
       </Group>
@@ -112,7 +106,7 @@ function Liste() {
         <NativeSelect
           label="Statut"
           value={params.status}
-          onChange={(e) => update({ status: e.currentTarget.value, page: 1 })}
+          onChange={(e) => update({ status: e.currentTarget.value as ListeQuery['status'], page: 1 })}
           data={[{ value: '', label: 'Tous les statuts' }, ...STATUTS.map((s) => ({ value: s, label: s }))]}
         />
       </Group>
@@ -166,13 +160,13 @@ function Liste() {
                   <Table.Td>{row.nom}</Table.Td>
                   <Table.Td style={{ overflowWrap: 'anywhere', minWidth: '12rem' }}>{row.email}</Table.Td>
                   <Table.Td>{row.nombreDEnfants}</Table.Td>
-                  <Table.Td>{labelOf(TYPES_DE_LOGEMENT, row.typeDeLogementSouhaite as never)}</Table.Td>
+                  <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
                   <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
                   <Table.Td>
                     <NativeSelect
                       aria-label={`Statut de la demande n° ${row.numeroUnique}`}
                       value={row.statutDeLaDemande}
-                      onChange={(e) => void change(row, e.currentTarget.value as Statut)}
+                      onChange={(e) => change(row, e.currentTarget.value as Statut)}
                       data={STATUTS.map((s) => ({ value: s, label: s }))}
                       miw="14rem"
                       styles={{ input: { background: STATUT_COULEURS[row.statutDeLaDemande], color: STATUT_COULEUR_TEXTE, fontWeight: 600 } }}
@@ -199,7 +193,7 @@ function Liste() {
           label="Par page"
           value={String(params.pageSize)}
           onChange={(e) => update({ pageSize: Number(e.currentTarget.value), page: 1 })}
-          data={PAGE_SIZES}
+          data={TAILLES_DE_PAGE.map(String)}
         />
       </Group>
     </Stack>

@@ -20,46 +20,39 @@ import { useEffect, useRef, useState } from 'react';
 import { Controller, useForm, type FieldPath } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import {
-  LOGEMENT_FORM_DEFAULTS,
-  logementInputSchema,
+  CHAMPS_DEMANDE,
+  DEMANDE_VALEURS_INITIALES,
+  demandeSaisieSchema,
   TEXTE_LONG_MAX,
-  type LogementCree,
-  type LogementCreation,
-  type LogementInput,
-} from '../../../domain/logement.js';
-import {
-  BAILLEURS,
-  LOGEMENTS_ACTUELS,
-  NOMBRES_D_ENFANTS,
-  QUARTIER_OPTIONS,
-  QUARTIERS_SOUHAITES,
-  SEXES,
-  SITUATIONS_FAMILIALES,
-  TYPES_DE_LOGEMENT,
-} from '../../../domain/options.js';
-import { paths } from '../../app/paths.js';
-import { ApiError } from '../../lib/api.js';
+  type DemandeCreation,
+  type DemandeCreee,
+  type DemandeSaisie,
+} from '../../../domain/demande.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { ApiError, errorMessage } from '../../lib/api.js';
+import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { AdresseField } from './AdresseField.js';
-import { createDemande, demandeExiste } from './api.js';
-import { saveCle } from './cles.js';
+import { demandeExiste, useCreationDemande } from './api.js';
+import { saveCle } from './clesDAcces.js';
 
-export const DUPLICATE_MESSAGE = 'Une demande existe déjà pour ce numéro unique !';
-export const SUCCESS_MESSAGE = 'Formulaire enregistré !';
 const BANNER_MS = 5000;
-
-type FormValues = LogementInput;
 
 export function NouvelleDemandePage() {
   usePageTitle('Nouvelle demande de logement');
-  const [created, setCreated] = useState<LogementCree | null>(null);
+  const [created, setCreated] = useState<DemandeCreee | null>(null);
   return created ? <DemandeEnregistree demande={created} /> : <DemandeForm onCreated={setCreated} />;
 }
 
-const toData = (options: readonly { value: string; label: string }[]) => options.map((o) => ({ value: o.value, label: o.label }));
+type Champ = keyof typeof CHAMPS_DEMANDE;
+type ChampAOptions = { [C in Champ]: (typeof CHAMPS_DEMANDE)[C] extends { options: unknown } ? C : never }[Champ];
+/** A field's label and a select's options, as the domain's field table writes them. */
+const label = (champ: Champ) => CHAMPS_DEMANDE[champ].label;
+const options = (champ: ChampAOptions) => CHAMPS_DEMANDE[champ].options;
 
-export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => void }) {
+export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => void }) {
   const [formError, setFormError] = useState<string | null>(null);
+  const creation = useCreationDemande();
   const alertRef = useRef<HTMLDivElement>(null);
   const {
     register,
@@ -68,9 +61,9 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
     setError,
     setValue,
     formState: { errors, isSubmitting, submitCount },
-  } = useForm<FormValues, unknown, LogementCreation>({
-    resolver: zodResolver(logementInputSchema),
-    defaultValues: LOGEMENT_FORM_DEFAULTS as unknown as FormValues,
+  } = useForm<DemandeSaisie, unknown, DemandeCreation>({
+    resolver: zodResolver(demandeSaisieSchema),
+    defaultValues: DEMANDE_VALEURS_INITIALES as unknown as DemandeSaisie,
     mode: 'onSubmit',
     reValidateMode: 'onChange',
   });
@@ -80,30 +73,28 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
     if (formError) alertRef.current?.focus();
   }, [formError]);
 
-  const onSubmit = async (data: LogementCreation) => {
+  const onSubmit = async (data: DemandeCreation) => {
     setFormError(null);
     try {
       if (await demandeExiste(data.numeroUnique)) {
-        setError('numeroUnique', { message: DUPLICATE_MESSAGE }, { shouldFocus: true });
-        setFormError(DUPLICATE_MESSAGE);
+        setError('numeroUnique', { message: MESSAGES.doublon }, { shouldFocus: true });
+        setFormError(MESSAGES.doublon);
         return;
       }
-      const created = await createDemande(data);
+      const created = await creation.mutateAsync(data);
       saveCle(created.numeroUnique, created.accessKey);
       onCreated(created);
     } catch (error) {
       if (error instanceof ApiError) {
         for (const [field, message] of Object.entries(error.fields)) {
-          setError(field as FieldPath<FormValues>, { message });
+          setError(field as FieldPath<DemandeSaisie>, { message });
         }
-        setFormError(error.status === 409 ? DUPLICATE_MESSAGE : error.message);
-      } else {
-        setFormError('Une erreur inattendue est survenue. Réessayez dans un instant.');
       }
+      setFormError(error instanceof ApiError && error.status === 409 ? MESSAGES.doublon : errorMessage(error));
     }
   };
 
-  const err = (name: keyof FormValues) => errors[name]?.message as string | undefined;
+  const err = (name: keyof DemandeSaisie) => errors[name]?.message as string | undefined;
 
   return (
     <Stack maw={880} gap="lg">
@@ -136,7 +127,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <TextInput
                 {...register('numeroUnique')}
-                label="Numéro unique"
+                label={label('numeroUnique')}
                 description="Inscrit sur votre attestation d'enregistrement (commence par 013…)"
                 placeholder="013…"
                 withAsterisk
@@ -147,10 +138,10 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
                 error={err('numeroUnique')}
               />
               <div />
-              <TextInput {...register('prenom')} label="Prénom" withAsterisk required autoComplete="given-name" error={err('prenom')} />
-              <TextInput {...register('nom')} label="Nom" autoComplete="family-name" error={err('nom')} />
-              <NativeSelect {...register('sexe')} label="Sexe" data={[{ value: '', label: 'Non précisé' }, ...toData(SEXES)]} error={err('sexe')} />
-              <TextInput {...register('dateDeNaissance')} type="date" label="Date de naissance" autoComplete="bday" error={err('dateDeNaissance')} />
+              <TextInput {...register('prenom')} label={label('prenom')} withAsterisk required autoComplete="given-name" error={err('prenom')} />
+              <TextInput {...register('nom')} label={label('nom')} autoComplete="family-name" error={err('nom')} />
+              <NativeSelect {...register('sexe')} label={label('sexe')} data={[{ value: '', label: 'Non précisé' }, ...options('sexe')]} error={err('sexe')} />
+              <TextInput {...register('dateDeNaissance')} type="date" label={label('dateDeNaissance')} autoComplete="bday" error={err('dateDeNaissance')} />
             </SimpleGrid>
           </Fieldset>
 
@@ -159,7 +150,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
               <TextInput
                 {...register('email')}
                 type="email"
-                label="Adresse e-mail"
+                label={label('email')}
                 description="Votre lien privé vous y sera envoyé."
                 withAsterisk
                 required
@@ -167,7 +158,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
                 inputMode="email"
                 error={err('email')}
               />
-              <TextInput {...register('numeroDeTelephone')} type="tel" label="Téléphone" autoComplete="tel" error={err('numeroDeTelephone')} />
+              <TextInput {...register('numeroDeTelephone')} type="tel" label={label('numeroDeTelephone')} autoComplete="tel" error={err('numeroDeTelephone')} />
             </SimpleGrid>
             <Stack gap="sm" mt="sm">
               <Controller
@@ -188,32 +179,32 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
                   />
                 )}
               />
-              <TextInput {...register('adresseComplement')} label="Complément d'adresse" description="Bâtiment, étage, appartement…" autoComplete="address-line2" error={err('adresseComplement')} />
+              <TextInput {...register('adresseComplement')} label={label('adresseComplement')} description="Bâtiment, étage, appartement…" autoComplete="address-line2" error={err('adresseComplement')} />
               <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                <TextInput {...register('codePostal')} label="Code postal" autoComplete="postal-code" inputMode="numeric" error={err('codePostal')} />
-                <TextInput {...register('ville')} label="Ville" autoComplete="address-level2" error={err('ville')} />
+                <TextInput {...register('codePostal')} label={label('codePostal')} autoComplete="postal-code" inputMode="numeric" error={err('codePostal')} />
+                <TextInput {...register('ville')} label={label('ville')} autoComplete="address-level2" error={err('ville')} />
               </SimpleGrid>
             </Stack>
           </Fieldset>
 
           <Fieldset legend="Situation familiale">
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <NativeSelect {...register('situationFamiliale')} label="Situation familiale" data={toData(SITUATIONS_FAMILIALES)} error={err('situationFamiliale')} />
-              <NativeSelect {...register('nombreDEnfants')} label="Nombre d'enfants à charge" data={toData(NOMBRES_D_ENFANTS)} error={err('nombreDEnfants')} />
+              <NativeSelect {...register('situationFamiliale')} label={label('situationFamiliale')} data={options('situationFamiliale')} error={err('situationFamiliale')} />
+              <NativeSelect {...register('nombreDEnfants')} label="Nombre d'enfants à charge" data={options('nombreDEnfants')} error={err('nombreDEnfants')} />
             </SimpleGrid>
           </Fieldset>
 
           <Fieldset legend="Logement actuel">
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <NativeSelect {...register('logementActuel')} label="Logement actuel" data={toData(LOGEMENTS_ACTUELS)} error={err('logementActuel')} />
-              <NativeSelect {...register('typeDeLogementActuel')} label="Type de logement actuel" data={toData(TYPES_DE_LOGEMENT)} error={err('typeDeLogementActuel')} />
+              <NativeSelect {...register('logementActuel')} label={label('logementActuel')} data={options('logementActuel')} error={err('logementActuel')} />
+              <NativeSelect {...register('typeDeLogementActuel')} label={label('typeDeLogementActuel')} data={options('typeDeLogementActuel')} error={err('typeDeLogementActuel')} />
               <NativeSelect
                 {...register('quartierActuel')}
-                label="Quartier actuel"
-                data={[{ value: '', label: 'Autre / hors Aix-en-Provence' }, ...QUARTIER_OPTIONS]}
+                label={label('quartierActuel')}
+                data={[{ value: '', label: 'Autre / hors Aix-en-Provence' }, ...options('quartierActuel')]}
                 error={err('quartierActuel')}
               />
-              <NativeSelect {...register('bailleurActuel')} label="Bailleur actuel" data={toData(BAILLEURS)} error={err('bailleurActuel')} />
+              <NativeSelect {...register('bailleurActuel')} label={label('bailleurActuel')} data={options('bailleurActuel')} error={err('bailleurActuel')} />
             </SimpleGrid>
           </Fieldset>
 
@@ -221,8 +212,8 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
             <Stack gap="md">
               <NativeSelect
                 {...register('typeDeLogementSouhaite')}
-                label="Type de logement souhaité"
-                data={toData(TYPES_DE_LOGEMENT)}
+                label={label('typeDeLogementSouhaite')}
+                data={options('typeDeLogementSouhaite')}
                 error={err('typeDeLogementSouhaite')}
                 maw={360}
               />
@@ -231,14 +222,14 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
                 name="quartierSouhaite"
                 render={({ field }) => (
                   <Checkbox.Group
-                    label="Quartiers souhaités"
+                    label={label('quartierSouhaite')}
                     description="Cochez un ou plusieurs quartiers."
                     value={(field.value as string[] | undefined) ?? []}
                     onChange={field.onChange}
                     error={err('quartierSouhaite')}
                   >
                     <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} mt="xs" spacing="xs">
-                      {QUARTIERS_SOUHAITES.map((q) => (
+                      {options('quartierSouhaite').map((q) => (
                         <Checkbox key={q.value} value={q.value} label={q.label} />
                       ))}
                     </SimpleGrid>
@@ -250,9 +241,9 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
 
           <Fieldset legend="Ressources">
             <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              <TextInput {...register('salaireBrut')} label="Salaire brut mensuel (€)" inputMode="decimal" error={err('salaireBrut')} />
-              <TextInput {...register('salaireAvisImpot1')} label="Revenu fiscal N-1 (€)" description="Avis d'imposition de l'an dernier" inputMode="decimal" error={err('salaireAvisImpot1')} />
-              <TextInput {...register('salaireAvisImpot2')} label="Revenu fiscal N-2 (€)" description="Avis d'imposition d'il y a deux ans" inputMode="decimal" error={err('salaireAvisImpot2')} />
+              <TextInput {...register('salaireBrut')} label={`${label('salaireBrut')} (€)`} inputMode="decimal" error={err('salaireBrut')} />
+              <TextInput {...register('salaireAvisImpot1')} label={`${label('salaireAvisImpot1')} (€)`} description="Avis d'imposition de l'an dernier" inputMode="decimal" error={err('salaireAvisImpot1')} />
+              <TextInput {...register('salaireAvisImpot2')} label={`${label('salaireAvisImpot2')} (€)`} description="Avis d'imposition d'il y a deux ans" inputMode="decimal" error={err('salaireAvisImpot2')} />
             </SimpleGrid>
           </Fieldset>
 
@@ -260,7 +251,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
             <Stack gap="sm">
               <Textarea
                 {...register('motivations')}
-                label="Motivations"
+                label={label('motivations')}
                 description="Pourquoi demandez-vous un logement ? (logement trop petit, loyer trop cher, santé, rapprochement…)"
                 withAsterisk
                 required
@@ -269,7 +260,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
                 maxLength={TEXTE_LONG_MAX}
                 error={err('motivations')}
               />
-              <Textarea {...register('commentaires')} label="Commentaires" autosize minRows={2} maxLength={TEXTE_LONG_MAX} error={err('commentaires')} />
+              <Textarea {...register('commentaires')} label={label('commentaires')} autosize minRows={2} maxLength={TEXTE_LONG_MAX} error={err('commentaires')} />
             </Stack>
           </Fieldset>
 
@@ -285,7 +276,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: LogementCree) => voi
 }
 
 /** After saving: the 5-second banner, then the private link to keep. */
-export function DemandeEnregistree({ demande }: { demande: LogementCree }) {
+function DemandeEnregistree({ demande }: { demande: DemandeCreee }) {
   const navigate = useNavigate();
   const [banner, setBanner] = useState(true);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -300,7 +291,7 @@ export function DemandeEnregistree({ demande }: { demande: LogementCree }) {
     <Stack maw={760} gap="lg">
       <div role="status" aria-live="polite">
         {banner && (
-          <Alert color="teal.9" variant="filled" title={SUCCESS_MESSAGE}>
+          <Alert color="teal.9" variant="filled" title={MESSAGES.enregistre}>
             Votre demande n° {demande.numeroUnique} est enregistrée.
           </Alert>
         )}

@@ -1,36 +1,55 @@
-import { useQuery } from '@tanstack/react-query';
-import type { Categorie, DocumentsParCategorie, TypeAccepte } from '../../../domain/documents.js';
-import type { LogementCree, LogementInput, LogementStatutVue, LogementVue } from '../../../domain/logement.js';
-import { ApiError, apiFetch, NETWORK_MESSAGE, postJson, toApiError } from '../../lib/api.js';
-import { getCle } from './cles.js';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Suggestion } from '../../../domain/adresses.js';
+import type {
+  DemandeComplete,
+  DemandeCreation,
+  DemandeCreee,
+  DemandeStatutVue,
+  DemandeVue,
+  EvenementStatut,
+  LigneDemande,
+  ListeQuery,
+} from '../../../domain/demande.js';
+import type { Categorie, DocumentsParCategorie } from '../../../domain/documents.js';
+import type { Statut } from '../../../domain/statut.js';
+import { ApiError, apiFetch, apiUrl, fetchOk, networkError, sendJson, toApiError } from '../../lib/api.js';
+import { cles } from '../../lib/queryKeys.js';
+import { getCle } from './clesDAcces.js';
 
-const ACCESS_HEADER = 'X-Access-Key';
+/** A request's API path (the spec's URLs say `logement`). */
+const demandePath = (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}`;
 
+/** The private key kept on this device for a request, as the API asks for it. */
 function keyHeaders(numeroUnique: string): Record<string, string> {
   const cle = getCle(numeroUnique);
-  return cle ? { [ACCESS_HEADER]: cle } : {};
-}
-
-export async function fetchDemande(numeroUnique: string): Promise<LogementVue> {
-  const body = await apiFetch<{ data: LogementVue }>(`/logement/${encodeURIComponent(numeroUnique)}`, { headers: keyHeaders(numeroUnique) });
-  return body.data;
+  return cle ? { 'X-Access-Key': cle } : {};
 }
 
 export function useDemande(numeroUnique: string) {
-  return useQuery({ queryKey: ['logement', numeroUnique], queryFn: () => fetchDemande(numeroUnique) });
+  return useQuery({
+    queryKey: cles.demande(numeroUnique),
+    queryFn: async () => (await apiFetch<{ data: DemandeVue }>(demandePath(numeroUnique), { headers: keyHeaders(numeroUnique) })).data,
+  });
 }
 
 export function useMesDemandes() {
+  return useQuery({ queryKey: cles.mesDemandes, queryFn: async () => (await apiFetch<{ data: DemandeStatutVue[] }>('/logement/mine')).data });
+}
+
+export function useHistorique(numeroUnique: string) {
   return useQuery({
-    queryKey: ['logement', 'mine'],
-    queryFn: async () => (await apiFetch<{ data: LogementStatutVue[] }>('/logement/mine')).data,
+    queryKey: cles.historique(numeroUnique),
+    queryFn: async () => (await apiFetch<{ data: EvenementStatut[] }>(`${demandePath(numeroUnique)}/historique`)).data,
   });
 }
+
+/** The address of the zip of a request's documents. */
+export const documentsZipUrl = (numeroUnique: string) => apiUrl(`${demandePath(numeroUnique)}/documents.zip`);
 
 /** True when a request already exists for this numéro (the spec's pre-check before submitting). */
 export async function demandeExiste(numeroUnique: string): Promise<boolean> {
   try {
-    await apiFetch(`/logement/${encodeURIComponent(numeroUnique)}`);
+    await apiFetch(demandePath(numeroUnique));
     return true;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return false;
@@ -38,41 +57,27 @@ export async function demandeExiste(numeroUnique: string): Promise<boolean> {
   }
 }
 
-export async function createDemande(input: LogementInput): Promise<LogementCree> {
-  return (await postJson<{ data: LogementCree }>('/logement', input)).data;
-}
-
-export interface Parametres {
-  uploadMaxBytes: number;
-  maxFichiersParEnvoi: number;
-  typesAcceptes: Record<TypeAccepte, string[]>;
-  google: boolean;
-}
-
-export function useParametres() {
-  return useQuery({
-    queryKey: ['parametres'],
-    queryFn: async () => (await apiFetch<{ data: Parametres }>('/parametres')).data,
-    staleTime: Infinity,
+export function useCreationDemande() {
+  return useMutation({
+    mutationFn: async (demande: DemandeCreation) => (await sendJson<{ data: DemandeCreee }>('/logement', demande)).data,
   });
 }
 
-export interface Suggestion {
-  label: string;
-  adresse: string;
-  codePostal: string;
-  ville: string;
-}
-
-export async function fetchAdresses(q: string, signal?: AbortSignal): Promise<Suggestion[]> {
-  return (await apiFetch<{ data: Suggestion[] }>(`/adresses?q=${encodeURIComponent(q)}`, { signal })).data;
+export function useAdresses(q: string, enabled: boolean) {
+  return useQuery({
+    queryKey: cles.adresses(q),
+    queryFn: async ({ signal }) => (await apiFetch<{ data: Suggestion[] }>(`/adresses?q=${encodeURIComponent(q)}`, { signal })).data,
+    enabled,
+    staleTime: 5 * 60_000,
+    retry: false,
+  });
 }
 
 /**
  * Sends files to their blocks in one multipart call, reporting progress (fetch cannot report
  * upload progress, XMLHttpRequest can).
  */
-export function uploadDocuments(
+function uploadDocuments(
   numeroUnique: string,
   files: { categorie: Categorie; file: File }[],
   onProgress: (fraction: number) => void,
@@ -81,12 +86,12 @@ export function uploadDocuments(
   for (const { categorie, file } of files) form.append(categorie, file, file.name);
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/app/api/logement/upload-files/${encodeURIComponent(numeroUnique)}`);
+    xhr.open('POST', apiUrl(`/logement/upload-files/${encodeURIComponent(numeroUnique)}`));
     for (const [k, v] of Object.entries(keyHeaders(numeroUnique))) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     };
-    xhr.onerror = () => reject(new ApiError(0, 'NETWORK', NETWORK_MESSAGE));
+    xhr.onerror = () => reject(networkError());
     xhr.onload = () => {
       const response = new Response(xhr.responseText, { status: xhr.status, headers: { 'content-type': 'application/json' } });
       if (xhr.status >= 200 && xhr.status < 300) {
@@ -99,14 +104,67 @@ export function uploadDocuments(
   });
 }
 
+/** Sends documents; the request's page shows them at once. */
+export function useEnvoiDocuments(numeroUnique: string, onProgress: (fraction: number) => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (files: { categorie: Categorie; file: File }[]) => uploadDocuments(numeroUnique, files, onProgress),
+    onSuccess: (documents) => queryClient.setQueryData<DemandeComplete>(cles.demande(numeroUnique), (old) => (old ? { ...old, documents } : old)),
+  });
+}
+
 /** A document's bytes, fetched with the request's key (an <img src> cannot send the header). */
 export async function fetchDocumentBlob(numeroUnique: string, fileUrl: string): Promise<Blob> {
-  let response: Response;
-  try {
-    response = await fetch(fileUrl, { headers: keyHeaders(numeroUnique) });
-  } catch {
-    throw new ApiError(0, 'NETWORK', NETWORK_MESSAGE);
-  }
-  if (!response.ok) throw await toApiError(response);
-  return response.blob();
+  return (await fetchOk(fileUrl, { headers: keyHeaders(numeroUnique) })).blob();
+}
+
+/** The managers' list query in an address: the page's own address and the API's share it. */
+export function listeQueryString(p: ListeQuery): string {
+  const search = new URLSearchParams();
+  if (p.q) search.set('q', p.q);
+  if (p.status) search.set('status', p.status);
+  search.set('sort', p.sort);
+  search.set('order', p.order);
+  search.set('page', String(p.page));
+  search.set('pageSize', String(p.pageSize));
+  return search.toString();
+}
+
+export const exportCsvUrl = (params: ListeQuery) => apiUrl(`/logement/export.csv?${listeQueryString(params)}`);
+
+interface ListeDemandes {
+  data: LigneDemande[];
+  total: number;
+}
+
+export function useListe(params: ListeQuery) {
+  return useQuery({
+    queryKey: cles.liste(params),
+    queryFn: () => apiFetch<ListeDemandes>(`/logement?${listeQueryString(params)}`),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/**
+ * A manager sets a request's status from the list: the row changes at once; if the server refuses,
+ * it goes back (the caller says why).
+ */
+export function useChangementStatut(params: ListeQuery) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ ligne, statut }: { ligne: LigneDemande; statut: Statut }) =>
+      sendJson('/logement/update/status', { logementId: ligne.numeroUnique, newStatus: statut }),
+    onMutate: async ({ ligne, statut }) => {
+      const key = cles.liste(params);
+      await queryClient.cancelQueries({ queryKey: key });
+      const previous = queryClient.getQueryData<ListeDemandes>(key);
+      queryClient.setQueryData<ListeDemandes>(key, (old) =>
+        old ? { ...old, data: old.data.map((r) => (r.id === ligne.id ? { ...r, statutDeLaDemande: statut } : r)) } : old,
+      );
+      return { key, previous };
+    },
+    onError: (_error, _variables, snapshot) => {
+      if (snapshot) queryClient.setQueryData(snapshot.key, snapshot.previous);
+    },
+  });
 }

@@ -25,16 +25,6 @@ export function saveCle(numeroUnique: string, cle: string): void {
   }
 }
 
-export function forgetCle(numeroUnique: string): void {
-  const all = readAll();
-  delete all[numeroUnique];
-  try {
-    localStorage.setItem(STORAGE_KEY, JSON.stringify(all));
-  } catch {
-    /* nothing to do */
-  }
-}
-
 export function numerosEnregistres(): string[] {
   return Object.keys(readAll()).sort();
 }

@@ -1,6 +1,6 @@
 import { Alert, Button, Card, Stack, Text, Title } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
-import { paths } from '../../app/paths.js';
+import { paths } from '../../lib/paths.js';
 import { NumeroLookup } from '../../components/NumeroLookup.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 

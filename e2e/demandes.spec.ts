@@ -49,6 +49,7 @@ test('a resident submits a request, keeps the link, looks it up and sends docume
   await expect(page.getByText('Le prénom est obligatoire.')).toBeVisible();
   await expect(page.getByText('Les motivations sont obligatoires.')).toBeVisible();
   await expect(page.getByRole('alert').filter({ hasText: 'champs sont à corriger' })).toBeVisible();
+  await expectNoAxeViolation(page);
   await shot(page, testInfo, 'nouvelle-demande-erreurs');
 
   // Address suggestions (the national API is unreachable in tests: the district's street list answers).

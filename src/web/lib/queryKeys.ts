@@ -1,0 +1,22 @@
+import type { ListeParams } from '../../domain/demande.js';
+
+/**
+ * Every TanStack Query key of the web app. Keys nest, so that a prefix reaches a whole family:
+ * `cles.demandes` is everything about housing requests (dropped at sign-out), `cles.listes` every
+ * page of the managers' list.
+ */
+export const cles = {
+  moi: ['moi'],
+  parametres: ['parametres'],
+  territoire: ['territoire'],
+  profilPublic: (uid: string | undefined) => ['profil-public', uid],
+  utilisateurs: ['utilisateurs'],
+  rechercheUtilisateurs: (q: string) => ['utilisateurs', q],
+  adresses: (q: string) => ['adresses', q],
+  demandes: ['demandes'],
+  demande: (numeroUnique: string) => ['demandes', 'detail', numeroUnique],
+  mesDemandes: ['demandes', 'miennes'],
+  historique: (numeroUnique: string) => ['demandes', 'historique', numeroUnique],
+  listes: ['demandes', 'liste'],
+  liste: (params: ListeParams) => ['demandes', 'liste', params],
+} as const;
