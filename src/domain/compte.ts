@@ -33,6 +33,13 @@ export const MOT_DE_PASSE_COURT = `Le mot de passe doit contenir au moins ${MOT_
 export const MOT_DE_PASSE_LONG = `Le mot de passe doit contenir au plus ${MOT_DE_PASSE_MAX} caractères.`;
 export const MOT_DE_PASSE_COURANT = 'Ce mot de passe fait partie des plus utilisés : choisissez-en un autre, plus personnel.';
 
+/** Profile pictures: JPEG or PNG, checked on content by the server, at most 5 MB. */
+export const PHOTO_TYPES = ['image/jpeg', 'image/png'] as const;
+export const PHOTO_MAX_OCTETS = 5 * 1024 * 1024;
+export const PHOTO_TYPE_MESSAGE = 'La photo doit être une image JPEG ou PNG.';
+export const PHOTO_TAILLE_MESSAGE = `La photo dépasse la taille maximale de ${PHOTO_MAX_OCTETS / (1024 * 1024)} Mo.`;
+export const isPhotoType = (type: string | undefined): boolean => (PHOTO_TYPES as readonly (string | undefined)[]).includes(type);
+
 /** "jean-pierre de la fontaine" → "Jean-Pierre De La Fontaine" (docs/produit.md « Comptes »: capitalised word by word). */
 export function capitaliser(text: string): string {
   return text
@@ -49,6 +56,12 @@ const nomPropre = (champ: string) =>
     .min(1, { error: `${champ} est obligatoire.` })
     .max(100, { error: `${champ} ne doit pas dépasser 100 caractères.` })
     .transform(capitaliser);
+
+/** A password as typed to sign in: only required (its length rules apply when it is chosen). */
+export const motDePasseSaisiSchema = z
+  .string({ error: 'Le mot de passe est obligatoire.' })
+  .min(1, { error: 'Le mot de passe est obligatoire.' })
+  .max(MOT_DE_PASSE_MAX, { error: MOT_DE_PASSE_LONG });
 
 export const motDePasseSchema = z
   .string({ error: 'Le mot de passe est obligatoire.' })

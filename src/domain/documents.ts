@@ -45,6 +45,9 @@ export function typeFromExtension(fileName: string): TypeAccepte | null {
 
 export const MAX_FICHIERS_PAR_ENVOI = 20;
 
+/** The largest document accepted by default, in MB (`UPLOAD_MAX_MB` changes it; the web reads it from /parametres). */
+export const UPLOAD_MAX_MO_DEFAUT = 10;
+
 export const documentInfoSchema = z.object({
   id: z.string(),
   fileUrl: z.string(),

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { z } from 'zod';
+import { UPLOAD_MAX_MO_DEFAUT } from '../domain/documents.js';
+import { z } from '../domain/zod.js';
 
 const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -52,7 +53,7 @@ export const envSchema = z.object({
       .number({ error: 'doit être un nombre de mégaoctets entre 1 et 100' })
       .min(1, { error: 'doit être un nombre de mégaoctets entre 1 et 100' })
       .max(100, { error: 'doit être un nombre de mégaoctets entre 1 et 100' })
-      .default(10),
+      .default(UPLOAD_MAX_MO_DEFAUT),
   ),
   ADRESSE_API_URL: z.preprocess(
     emptyToUndefined,

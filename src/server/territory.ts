@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import { z } from '../domain/zod.js';
 
 /** The project root, from this file's place in src/server or dist/server. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

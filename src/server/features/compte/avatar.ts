@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
-import { uidSchema } from '../../../domain/compte.js';
+import { isPhotoType, PHOTO_MAX_OCTETS, PHOTO_TAILLE_MESSAGE, PHOTO_TYPE_MESSAGE, uidSchema } from '../../../domain/compte.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
@@ -13,7 +13,6 @@ import type { CompteRepository } from './repository.js';
 import { DEFAULT_PIC } from './vues.js';
 
 const AVATAR_SIZE = 256;
-const AVATAR_MAX_BYTES = 5 * 1024 * 1024;
 const avatarKey = (uid: string, version: string) => `${AVATARS_PREFIX}/${uid}/${version}.webp`;
 /** The version of the stored picture, from the `image` column (`/app/api/user/pic/{uid}?v={version}`). */
 const versionOf = (image: string | null | undefined) => (image ? new URL(image, 'http://x').searchParams.get('v') : null);
@@ -30,20 +29,20 @@ export function avatarRoutes(repository: CompteRepository) {
     app.post('/user/me/pic', { schema: { response: reponses(201, z.object({ data: z.object({ pic: z.string() }) })) } }, async (request, reply) => {
       const me = (await compteDe(request))!;
       if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'La photo doit être envoyée en multipart/form-data.');
-      const part = await request.file({ limits: { fileSize: AVATAR_MAX_BYTES, files: 1 } });
+      const part = await request.file({ limits: { fileSize: PHOTO_MAX_OCTETS, files: 1 } });
       if (!part) throw new ApiError(400, 'NO_FILE', 'Aucune photo reçue.');
       let input: Buffer;
       try {
         input = await part.toBuffer();
       } catch (error) {
         if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-          throw new ApiError(413, 'FILE_TOO_LARGE', 'La photo dépasse la taille maximale de 5 Mo.');
+          throw new ApiError(413, 'FILE_TOO_LARGE', PHOTO_TAILLE_MESSAGE);
         }
         throw error;
       }
       const type = (await fileTypeFromBuffer(input))?.mime;
-      if (type !== 'image/jpeg' && type !== 'image/png') {
-        throw new ApiError(415, 'UNSUPPORTED_FILE_TYPE', 'La photo doit être une image JPEG ou PNG.');
+      if (!isPhotoType(type)) {
+        throw new ApiError(415, 'UNSUPPORTED_FILE_TYPE', PHOTO_TYPE_MESSAGE);
       }
       let output: Buffer;
       try {

@@ -8,9 +8,14 @@ import {
   capitaliser,
   GENRES,
   inscriptionSchema,
+  isPhotoType,
   MOT_DE_PASSE_MAX,
   MOT_DE_PASSE_MIN,
   PAYS_DEFAUT,
+  PHOTO_MAX_OCTETS,
+  PHOTO_TAILLE_MESSAGE,
+  PHOTO_TYPE_MESSAGE,
+  PHOTO_TYPES,
   QUARTIER,
   VILLE,
   type Inscription,
@@ -70,12 +75,12 @@ function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
   function choosePic(file: File | null) {
     setPicError(null);
     if (!file) return;
-    if (!['image/jpeg', 'image/png'].includes(file.type)) {
-      setPicError('La photo doit être une image JPEG ou PNG.');
+    if (!isPhotoType(file.type)) {
+      setPicError(PHOTO_TYPE_MESSAGE);
       return;
     }
-    if (file.size > 5 * 1024 * 1024) {
-      setPicError('La photo dépasse la taille maximale de 5 Mo.');
+    if (file.size > PHOTO_MAX_OCTETS) {
+      setPicError(PHOTO_TAILLE_MESSAGE);
       return;
     }
     setPic(file);
@@ -113,7 +118,7 @@ function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
         <Group>
           <Avatar src={picUrl} alt="Votre photo de profil" size={72} radius="xl" />
           <Stack gap={4}>
-            <FileButton onChange={choosePic} accept="image/jpeg,image/png">
+            <FileButton onChange={choosePic} accept={PHOTO_TYPES.join(',')}>
               {(props) => (
                 <Button {...props} variant="outline" size="compact-md">
                   Choisir une photo

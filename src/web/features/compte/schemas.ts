@@ -1,11 +1,11 @@
 /** The account forms' schemas the domain does not hold, composed from its pieces. */
-import { emailSchema, profilSchema } from '../../../domain/compte.js';
+import { emailSchema, motDePasseSaisiSchema, profilSchema } from '../../../domain/compte.js';
 import { z } from '../../../domain/zod.js';
 
 /** Signing in checks only that a password was typed: its length rules apply when it is chosen. */
 export const connexionSchema = z.object({
   email: emailSchema,
-  password: z.string().min(1, { error: 'Le mot de passe est obligatoire.' }),
+  password: motDePasseSaisiSchema,
 });
 
 export const mesInformationsSchema = profilSchema.extend({ email: emailSchema });

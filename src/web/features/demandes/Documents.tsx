@@ -8,6 +8,7 @@ import {
   MAX_FICHIERS_PAR_ENVOI,
   TYPES_ACCEPTES,
   typeFromExtension,
+  UPLOAD_MAX_MO_DEFAUT,
   type Categorie,
   type DocumentInfo,
 } from '../../../domain/documents.js';
@@ -18,7 +19,7 @@ import { useParametres } from '../../lib/parametres.js';
 import { fetchDocumentBlob, useEnvoiDocuments } from './api.js';
 
 const ACCEPT = [...EXTENSIONS_ACCEPTEES, ...Object.keys(TYPES_ACCEPTES)].join(',');
-const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = UPLOAD_MAX_MO_DEFAUT * 1024 * 1024;
 
 const fmt = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
 function formatSize(bytes: number): string {
