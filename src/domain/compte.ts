@@ -1,4 +1,5 @@
 import { normaliseEmail } from './normalise.js';
+import { numeroDePageSchema, rechercheSchema } from './pagination.js';
 import { z } from './zod.js';
 
 /** Accounts (docs/produit.md « Comptes » and « Rôles »). */
@@ -139,14 +140,6 @@ export const uidSchema = z
   .max(64, { error: "L'identifiant est trop long." });
 
 export const PAGE_UTILISATEURS = 50;
-export const utilisateursQuerySchema = z.object({
-  q: z.string({ error: 'La recherche doit être un texte.' }).trim().max(200, { error: 'La recherche est trop longue.' }).default(''),
-  page: z.coerce
-    .number({ error: 'La page doit être un nombre.' })
-    .int({ error: 'La page doit être un nombre entier.' })
-    .min(1, { error: 'Les pages commencent à 1.' })
-    .max(1_000_000, { error: 'Cette page est trop loin.' })
-    .default(1),
-});
+export const utilisateursQuerySchema = z.object({ q: rechercheSchema, page: numeroDePageSchema });
 
 export const roleSchema = z.object({ role: z.enum(ROLE_VALUES, { error: `Rôle inconnu : choisissez ${ROLE_VALUES.join(', ')}.` }) });

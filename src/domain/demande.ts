@@ -21,6 +21,7 @@ import {
   SITUATION_FAMILIALE_VALUES,
   TYPE_DE_LOGEMENT_VALUES,
 } from './options.js';
+import { numeroDePageSchema, rechercheSchema } from './pagination.js';
 import { isStatut, STATUTS, type Statut } from './statut.js';
 import { z } from './zod.js';
 
@@ -244,19 +245,14 @@ export type Tri = (typeof TRIS)[number];
 export const TRI_DEFAUT: Tri = 'dateDEnregistrement';
 
 export const listeQuerySchema = z.object({
-  q: z.string({ error: 'La recherche doit être un texte.' }).trim().max(200, { error: 'La recherche est trop longue.' }).default(''),
+  q: rechercheSchema,
   status: z
     .string({ error: 'Le statut doit être un texte.' })
     .default('')
     .refine((s) => s === '' || isStatut(s), { error: 'Statut inconnu.' }),
   sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
   order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
-  page: z.coerce
-    .number({ error: 'La page doit être un nombre.' })
-    .int({ error: 'La page doit être un nombre entier.' })
-    .min(1, { error: 'Les pages commencent à 1.' })
-    .max(1_000_000, { error: 'Cette page est trop loin.' })
-    .default(1),
+  page: numeroDePageSchema,
   pageSize: z.coerce
     .number({ error: 'Taille de page invalide.' })
     .refine((n) => (TAILLES_DE_PAGE as readonly number[]).includes(n), { error: `La taille de page doit être ${TAILLES_DE_PAGE.join(', ')}.` })
