@@ -83,14 +83,18 @@ export const inscriptionSchema = z.object({
   birthday: z.iso.date({ error: 'La date de naissance est obligatoire (AAAA-MM-JJ).' }).refine((d) => d <= new Date().toISOString().slice(0, 10), {
     error: 'La date de naissance ne peut pas être dans le futur.',
   }),
-  pays: z.string().trim().min(1, { error: 'Le pays est obligatoire.' }).max(100).default(PAYS_DEFAUT),
+  pays: z.string().trim().min(1, { error: 'Le pays est obligatoire.' }).max(100, { error: 'Le pays ne doit pas dépasser 100 caractères.' }).default(PAYS_DEFAUT),
   ville: z.literal(VILLE, { error: `La ville doit être ${VILLE}.` }).default(VILLE),
   quartier: z.literal(QUARTIER, { error: `Le quartier doit être ${QUARTIER}.` }).default(QUARTIER),
-  residence: z.string({ error: 'La résidence est obligatoire.' }).trim().min(1, { error: 'La résidence est obligatoire.' }).max(200),
-  rue: z.string({ error: 'La rue est obligatoire.' }).trim().min(1, { error: 'La rue est obligatoire.' }).max(200),
+  residence: z
+    .string({ error: 'La résidence est obligatoire.' })
+    .trim()
+    .min(1, { error: 'La résidence est obligatoire.' })
+    .max(200, { error: 'La résidence ne doit pas dépasser 200 caractères.' }),
+  rue: z.string({ error: 'La rue est obligatoire.' }).trim().min(1, { error: 'La rue est obligatoire.' }).max(200, { error: 'La rue ne doit pas dépasser 200 caractères.' }),
   email: emailSchema,
   password: motDePasseSchema,
-  inviterUid: z.string().max(64).optional(),
+  inviterUid: z.string({ error: "L'invitation n'est pas valide." }).max(64, { error: "L'invitation n'est pas valide." }).optional(),
 });
 export type InscriptionInput = z.input<typeof inscriptionSchema>;
 export type Inscription = z.output<typeof inscriptionSchema>;

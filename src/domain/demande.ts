@@ -34,12 +34,14 @@ const requis = (message: string) => ({
 });
 
 /** Optional free text: trimmed, kept as typed, '' when absent. */
-const texte = (max: number, champ: string) =>
-  z
-    .string({ error: `${champ} doit être un texte.` })
+const texte = (max: number, champ: string, { pluriel = false } = {}) => {
+  const doit = pluriel ? 'doivent' : 'doit';
+  return z
+    .string({ error: `${champ} ${doit} être un texte.` })
     .trim()
-    .max(max, { error: `${champ} ne doit pas dépasser ${max} caractères.` })
+    .max(max, { error: `${champ} ne ${doit} pas dépasser ${max} caractères.` })
     .default('');
+};
 
 /** Optional amount in euros: '' or null means unknown. */
 const montant = (champ: string) =>
@@ -119,7 +121,7 @@ export const demandeSaisieSchema = z.object({
     .trim()
     .min(1, { error: 'Les motivations sont obligatoires.' })
     .max(TEXTE_LONG_MAX, { error: `Les motivations ne doivent pas dépasser ${TEXTE_LONG_MAX} caractères.` }),
-  commentaires: texte(TEXTE_LONG_MAX, 'Les commentaires'),
+  commentaires: texte(TEXTE_LONG_MAX, 'Les commentaires', { pluriel: true }),
 });
 
 export type DemandeSaisie = z.input<typeof demandeSaisieSchema>;

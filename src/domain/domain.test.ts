@@ -62,3 +62,18 @@ describe('request schema', () => {
     expect(parsed.salaireBrut).toBe(1850.5);
   });
 });
+
+describe('messages read as French', () => {
+  it('agrees a plural field name with its verb, and names the field of every length limit', async () => {
+    const { inscriptionSchema } = await import('./compte.js');
+    const demandeTropLongue = demandeSaisieSchema.safeParse({ numeroUnique: '013000111', prenom: 'A', email: 'a@b.fr', motivations: 'x', commentaires: 'x'.repeat(5001) });
+    expect(demandeTropLongue.error?.issues[0]?.message).toBe('Les commentaires ne doivent pas dépasser 5000 caractères.');
+    const inscription = inscriptionSchema.safeParse({ nom: 'A', prenom: 'B', birthday: '1980-01-01', residence: 'r'.repeat(201), rue: 'r'.repeat(201), pays: 'p'.repeat(101), email: 'a@b.fr', password: 'x'.repeat(12) });
+    const messages = Object.fromEntries(inscription.error!.issues.map((i) => [String(i.path[0]), i.message]));
+    expect(messages).toMatchObject({
+      residence: 'La résidence ne doit pas dépasser 200 caractères.',
+      rue: 'La rue ne doit pas dépasser 200 caractères.',
+      pays: 'Le pays ne doit pas dépasser 100 caractères.',
+    });
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ETAPES,
+  etapeIndex,
+  isStatut,
+  STATUT_COULEUR_TEXTE,
+  STATUT_COULEURS,
+  STATUT_INITIAL,
+  STATUT_REFUSE,
+  statutRang,
+  STATUTS,
+  STATUTS_DEFINIS,
+} from './statut.js';
+
+/** docs/produit.md « Statuts »: the seven statuses, their stored rank and their colour. */
+const ATTENDUS = [
+  ['En attente des documents', 10, '#808080'],
+  ['En cours de traitement', 20, '#A9A9A9'],
+  ['Demande envoyée', 30, '#E9D66B'],
+  ['En attente', 40, '#FFBF00'],
+  ['Passage CAL', 50, '#00BFFF'],
+  ['Attribué', 60, '#74C365'],
+  ['Refusé', 90, '#FF7F7F'],
+] as const;
+
+describe('statuses', () => {
+  it('defines the seven statuses in order, each with its rank and colour', () => {
+    expect(STATUTS_DEFINIS.map((s) => [s.value, s.rang, s.couleur])).toEqual(ATTENDUS);
+    expect(STATUTS).toEqual(ATTENDUS.map(([value]) => value));
+    expect(STATUT_COULEURS).toEqual(Object.fromEntries(ATTENDUS.map(([value, , couleur]) => [value, couleur])));
+    expect(STATUT_COULEUR_TEXTE).toBe('#111111');
+  });
+
+  it('starts at « En attente des documents » and keeps Refusé out of the progress bar', () => {
+    expect(STATUT_INITIAL).toBe('En attente des documents');
+    expect(STATUT_REFUSE).toBe('Refusé');
+    expect(ETAPES).toEqual(ATTENDUS.slice(0, 6).map(([value]) => value));
+    ATTENDUS.slice(0, 6).forEach(([value], i) => expect(etapeIndex(value)).toBe(i));
+    expect(etapeIndex('Refusé')).toBe(-1);
+  });
+
+  it('gives each status its stored sort rank: steps in order, Refusé last', () => {
+    for (const [value, rang] of ATTENDUS) expect(statutRang(value)).toBe(rang);
+  });
+
+  it('recognises the seven statuses and nothing else', () => {
+    for (const [value] of ATTENDUS) expect(isStatut(value)).toBe(true);
+    for (const other of ['', 'refusé', 'Refuse', ' Attribué', 'Inconnu', 10, null, undefined, ['Attribué'], { value: 'Attribué' }]) {
+      expect(isStatut(other), String(other)).toBe(false);
+    }
+  });
+});
