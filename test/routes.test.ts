@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpsErreurSchema } from '../src/domain/erreurs.js';
+import { corpsErreurSchema } from '../src/domain/corpsErreur.js';
 import { reserve } from '../src/server/auth/guards.js';
 import { installErrorHandlers } from '../src/server/errors.js';
 import { createAccount, createTestApp, demande, type TestContext } from './helpers.js';

@@ -1,8 +1,7 @@
-import { z } from './zod.js';
-
 /**
  * The error contract of the API (docs/api.md): every error is `{ error: { code, message, fields? } }`,
- * `message` in French for a person, `fields` per input field. The web reads the same shape.
+ * `message` in French for a person, `fields` per input field. The web reads the same shape. This module
+ * stays free of zod, so that the web's first screen does not load it; the body's schema is in corpsErreur.ts.
  */
 export const CODES_ERREUR = [
   'BAD_REQUEST',
@@ -43,10 +42,6 @@ export type CodeErreur = (typeof CODES_ERREUR)[number];
 export interface CorpsErreur {
   error: { code: string; message: string; fields?: Record<string, string> };
 }
-
-export const corpsErreurSchema = z.object({
-  error: z.object({ code: z.string(), message: z.string(), fields: z.record(z.string(), z.string()).optional() }),
-});
 
 /** The messages people read, written once for the server and the web. */
 export const MESSAGES = {

@@ -4,7 +4,7 @@ import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import helmet from 'helmet';
 import { QUARTIER, VILLE } from '../domain/compte.js';
 import { MESSAGES } from '../domain/erreurs.js';
@@ -12,6 +12,7 @@ import { registerRequestDecorations } from './auth/guards.js';
 import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
 import type { Config } from './config.js';
+import { serializerCompiler } from './serializer.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
 import { clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
 import { LocalBus, PostgresBus, type EventBus } from './events/index.js';
@@ -190,8 +191,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   // PostgreSQL refuses NUL characters in text: they are refused before any route reads them
   // (400 NUL_BYTE), in the path and query here, in JSON bodies below and in better-auth's bodies.
-  app.addHook('onRequest', async (request) => {
-    if (request.url.includes('%00')) throw nulByteError();
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(request.url.includes('%00') ? nulByteError() : undefined);
   });
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -5,7 +5,6 @@ import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_COURT, MOT_DE_PASSE_LONG } from '../
 import { MESSAGES } from '../../domain/erreurs.js';
 import { z } from '../../domain/zod.js';
 import { errorBody, hasNulByte, nulByteError } from '../errors.js';
-import { erreurs } from '../http.js';
 
 /** better-auth's error codes, as people should read them (docs/produit.md « Messages »: errors reach people). */
 const FRENCH: Record<string, { status?: number; message: string }> = {
@@ -61,7 +60,7 @@ export default async function authRoutes(scope: FastifyInstance): Promise<void> 
     method: ['GET', 'POST'],
     url: '/auth/*',
     // The path and body are better-auth's to read; the path is bounded here.
-    schema: { params: z.object({ '*': z.string().max(200, { error: "L'adresse demandée est trop longue." }) }), response: erreurs() },
+    schema: { params: z.object({ '*': z.string().max(200, { error: "L'adresse demandée est trop longue." }) }) },
     async handler(request, reply) {
       if (Buffer.isBuffer(request.body) && bodyHasNul(request.body)) throw nulByteError();
       const headers = fromNodeHeaders(request.headers);

@@ -1,4 +1,4 @@
-/** Calls to /app/api with errors turned into French messages for people (DESIGN.md errors). */
+/** Calls to /app/api with errors turned into French messages for people (docs/produit.md « Messages »). */
 import { MESSAGES, type CorpsErreur } from '../../domain/erreurs.js';
 
 export class ApiError extends Error {

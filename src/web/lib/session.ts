@@ -3,7 +3,7 @@ import type { Moi } from '../../domain/compte.js';
 import { ApiError, apiFetch } from './api.js';
 import { cles } from './queryKeys.js';
 
-/** SPEC §4: a local signed-in flag and uid, kept for the spec's redirects; the server session is the truth. */
+/** A local signed-in flag and uid, kept for the redirects of the sign-in screen (docs/produit.md « Comptes »); the server session is the truth. */
 const FLAG = 'quartier-vivant.connecte';
 const UID = 'quartier-vivant.uid';
 

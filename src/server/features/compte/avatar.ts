@@ -7,7 +7,7 @@ import { isPhotoType, PHOTO_MAX_OCTETS, PHOTO_TAILLE_MESSAGE, PHOTO_TYPE_MESSAGE
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
-import { erreurs, reponses } from '../../http.js';
+import { fichier, reponses } from '../../http.js';
 import { AVATARS_PREFIX } from '../../storage/index.js';
 import type { CompteRepository } from './repository.js';
 import { DEFAULT_PIC } from './vues.js';
@@ -72,7 +72,7 @@ export function avatarPublic(repository: CompteRepository) {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { storage } = app.deps;
 
-    app.get('/user/pic/:uid', { schema: { params: z.object({ uid: uidSchema }), querystring: picQuery, response: erreurs() } }, async (request, reply) => {
+    app.get('/user/pic/:uid', { schema: { params: z.object({ uid: uidSchema }), querystring: picQuery, response: fichier() } }, async (request, reply) => {
       const { uid } = request.params;
       const { v } = request.query;
       const current = versionOf((await repository.findById(uid))?.image);

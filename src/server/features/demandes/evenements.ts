@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { numeroUniqueParamSchema } from '../../../domain/demande.js';
 import { z } from '../../../domain/zod.js';
 import { garde } from '../../auth/guards.js';
-import { erreurs } from '../../http.js';
+import { fichier } from '../../http.js';
 
 const evenementsQuery = z.object({ numero: numeroUniqueParamSchema.optional() });
 
@@ -23,7 +23,7 @@ export async function evenementsRoutes(scope: FastifyInstance): Promise<void> {
   app.get(
     '/evenements',
     {
-      schema: { querystring: evenementsQuery, response: erreurs() },
+      schema: { querystring: evenementsQuery, response: fichier() },
       // Every change of every request is for managers only.
       preHandler: async (request, reply) => {
         if (request.query.numero === undefined) await gestionnaire.call(app, request, reply);

@@ -4,7 +4,7 @@ import { changementStatutSchema, demandeCompleteSchema, listeDemandesSchema, lis
 import type { Statut } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
-import { erreurs, reponses } from '../../http.js';
+import { fichier, reponses } from '../../http.js';
 import { exportCsv } from './export.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
@@ -37,7 +37,7 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
       },
     );
 
-    app.get('/logement/export.csv', { schema: { querystring: listeQuerySchema, response: erreurs() } }, async (request, reply) => {
+    app.get('/logement/export.csv', { schema: { querystring: listeQuerySchema, response: fichier() } }, async (request, reply) => {
       const day = new Date().toISOString().slice(0, 10);
       return reply
         .header('Content-Type', 'text/csv; charset=utf-8')

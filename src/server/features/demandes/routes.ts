@@ -17,7 +17,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { erreurs, reponses } from '../../http.js';
+import { fichier, reponses } from '../../http.js';
 import { hasFullAccess } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
@@ -80,7 +80,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
     );
 
     // "Tout télécharger": the request's documents in one zip, streamed (no compression: PDF and JPEG already are).
-    app.get('/logement/:numeroUnique/documents.zip', { schema: { params: numeroUniqueParamsSchema, response: erreurs() } }, async (request, reply) => {
+    app.get('/logement/:numeroUnique/documents.zip', { schema: { params: numeroUniqueParamsSchema, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       const docs = await repository.listDocuments(row.id);
       if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n'a encore aucun document.");
@@ -114,7 +114,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       },
     );
 
-    app.get('/logement/:numeroUnique/documents/:id', { schema: { params: documentParams, querystring: documentQuery, response: erreurs() } }, async (request, reply) => {
+    app.get('/logement/:numeroUnique/documents/:id', { schema: { params: documentParams, querystring: documentQuery, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       const doc = await repository.findDocument(row.id, request.params.id);
       if (!doc) throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n'existe pas pour cette demande.");

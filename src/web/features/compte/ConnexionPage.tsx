@@ -16,7 +16,7 @@ import { connexionSchema } from './schemas.js';
 
 const ECHEC_GOOGLE = 'La connexion avec Google a échoué. Réessayez, ou utilisez votre e-mail.';
 
-/** Sign-in screen (SPEC §2), also the landing of an invitation link /invitation/:uid. */
+/** Sign-in screen (docs/produit.md « Comptes »), also the landing of an invitation link /invitation/:uid. */
 export function ConnexionPage() {
   usePageTitle('Connexion');
   const { uid } = useParams();

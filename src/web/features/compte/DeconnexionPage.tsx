@@ -5,7 +5,7 @@ import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useDeconnexion } from './api.js';
 
-/** /deconnexion ends the server session, then goes to the landing page (SPEC §2). */
+/** /deconnexion ends the server session, then goes to the landing page (docs/produit.md « Comptes »). */
 export function DeconnexionPage() {
   usePageTitle('Déconnexion');
   const navigate = useNavigate();

@@ -32,7 +32,7 @@ import { useEnvoiPhoto, useInscription } from './api.js';
 const DEFAULT_PIC = '/avatar-defaut.svg';
 const today = () => new Date().toISOString().slice(0, 10);
 
-/** Sign-up (SPEC §2 modal): the dim backdrop and Escape close it. */
+/** Sign-up (docs/produit.md « Comptes »): the dim backdrop and Escape close it. */
 export function InscriptionModal({ opened, onClose, inviterUid }: { opened: boolean; onClose: () => void; inviterUid?: string | undefined }) {
   return (
     <Dialog opened={opened} onClose={onClose} title="Créer un compte">
@@ -63,7 +63,7 @@ function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
     defaultValues: { nom: '', prenom: '', gender: 'F', birthday: today(), pays: PAYS_DEFAUT, ville: VILLE, quartier: QUARTIER, residence: '', rue: '', email: '', password: '' },
   });
 
-  // The street list's first entry is the default (SPEC §5).
+  // The street list's first entry is the default (docs/produit.md « Comptes »).
   useEffect(() => {
     if (territoire && !getValues('rue')) setValue('rue', territoire.rues[0] ?? '');
   }, [territoire, getValues, setValue]);

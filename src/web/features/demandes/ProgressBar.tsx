@@ -3,7 +3,7 @@ import { ETAPES, etapeIndex, STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUT_REFUS
 import classes from './ProgressBar.module.css';
 
 /**
- * The six steps of SPEC §4: steps up to the current one are active, in their colour. The text says
+ * The six steps (docs/produit.md « Statuts »): steps up to the current one are active, in their colour. The text says
  * the state too (colour is never the only signal). Refusé is shown apart, outside the bar.
  */
 export function ProgressBar({ statut }: { statut: Statut }) {

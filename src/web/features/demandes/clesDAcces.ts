@@ -1,5 +1,5 @@
 /**
- * Private keys of housing requests kept on this device (DESIGN.md private link), so that a resident
+ * Private keys of housing requests kept on this device (docs/produit.md « Confidentialité »), so that a resident
  * comes back to the full view without the link. Stored in localStorage, by numéro unique.
  */
 const STORAGE_KEY = 'quartier-vivant.cles';
