@@ -75,5 +75,9 @@ describe('messages read as French', () => {
       rue: 'La rue ne doit pas dépasser 200 caractères.',
       pays: 'Le pays ne doit pas dépasser 100 caractères.',
     });
+    for (const inviterUid of [42, 'u'.repeat(65)]) {
+      const invitation = inscriptionSchema.safeParse({ nom: 'A', prenom: 'B', birthday: '1980-01-01', residence: 'R', rue: 'Rue', email: 'a@b.fr', password: 'x'.repeat(12), inviterUid });
+      expect(invitation.error?.issues[0]?.message).toBe("L'invitation n'est pas valide.");
+    }
   });
 });
