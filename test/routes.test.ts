@@ -266,3 +266,18 @@ describe('declared authorisation', () => {
     }
   });
 });
+
+describe('caching', () => {
+  it('keeps no answer of the API in a cache unless the route says so', async () => {
+    for (const [url, headers] of [
+      [`/app/api/logement/${numero}`, { 'x-access-key': accessKey }],
+      ['/app/api/user/me', { cookie: manager.cookie }],
+      ['/app/api/logement?q=martin', { cookie: manager.cookie }],
+      ['/app/api/logement/nimportequoi000', {}],
+    ] as const) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: { ...headers } });
+      expect(res.headers['cache-control'], url).toBe('private, no-store');
+    }
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/parametres' })).headers['cache-control']).toBe('public, max-age=300');
+  });
+});

@@ -190,10 +190,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
   });
   // PostgreSQL refuses NUL characters in text: they are refused before any route reads them
-  // (400 NUL_BYTE), in the path and query here, in JSON bodies below and in better-auth's bodies.
-  app.addHook('onRequest', (request, _reply, done) => {
-    done(request.url.includes('%00') ? nulByteError() : undefined);
-  });
+  // (400 NUL_BYTE), in the path and query (the API's onRequest hook below), in JSON bodies here and in
+  // better-auth's bodies.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     parseJson(request, body as string, (error, value) => {
@@ -208,6 +206,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await app.register(
     async (api) => {
+      // One cheap hook before every API route (a callback: an async hook costs the status lookup 5 %):
+      // - answers carry personal data unless a route says otherwise (/parametres, /territoire, pictures
+      //   replace this header): no cache keeps them, neither the browser's nor a proxy's;
+      // - a NUL character in the path or the query is refused.
+      api.addHook('onRequest', (request, reply, done) => {
+        reply.header('Cache-Control', 'private, no-store');
+        done(request.url.includes('%00') ? nulByteError() : undefined);
+      });
       await api.register(demandes);
       await api.register(compte);
       await api.register(adressesRoutes);
