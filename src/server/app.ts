@@ -20,8 +20,6 @@ import adressesRoutes from './features/adresses/routes.js';
 import compte from './features/compte/index.js';
 import { CompteRepository, placeSlugs } from './features/compte/repository.js';
 import demandes from './features/demandes/index.js';
-import { DemandesRepository } from './features/demandes/repository.js';
-import { sweepOrphans } from './features/demandes/upload.js';
 import parametresRoutes from './features/parametres/routes.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { LocalStorage, type Storage } from './storage/index.js';
@@ -132,8 +130,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const storage = new LocalStorage(path.join(config.dataDir, 'uploads'));
   await storage.init();
-  const swept = await sweepOrphans(new DemandesRepository(db, kind), storage);
-  if (swept > 0) app.log.warn({ swept }, 'fichiers sans document supprimés');
 
   let bus: EventBus;
   if (kind === 'postgres') {
@@ -145,6 +141,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   }
   const mailer = createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log });
   const rateLimits = { ...scaleRateLimits(DEFAULT_RATE_LIMITS, config.rateLimitMultiplier), ...options.rateLimits };
+  const comptes = new CompteRepository(db);
   app.decorate('deps', {
     config,
     db,
@@ -163,8 +160,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       log: app.log,
       onOAuthSignUp: async (userId, inviterUid) => {
         // Google accounts live in the district too (the only city and quartier of the sign-up lists).
-        await db.updateTable('user').set({ ville: VILLE, quartier: QUARTIER, ...placeSlugs(VILLE, QUARTIER) }).where('id', '=', userId).execute();
-        if (inviterUid) await new CompteRepository(db).followEachOther(userId, inviterUid);
+        await comptes.update(userId, { ville: VILLE, quartier: QUARTIER, ...placeSlugs(VILLE, QUARTIER) });
+        if (inviterUid) await comptes.followEachOther(userId, inviterUid);
       },
     }),
   });
