@@ -55,6 +55,41 @@ export const envSchema = z.object({
       .max(100, { error: 'doit être un nombre de mégaoctets entre 1 et 100' })
       .default(UPLOAD_MAX_MO_DEFAUT),
   ),
+  UPLOAD_QUOTA_FICHIERS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre entier de documents entre 1 et 1000' })
+      .int({ error: 'doit être un nombre entier de documents entre 1 et 1000' })
+      .min(1, { error: 'doit être un nombre entier de documents entre 1 et 1000' })
+      .max(1000, { error: 'doit être un nombre entier de documents entre 1 et 1000' })
+      .default(50),
+  ),
+  UPLOAD_QUOTA_MB: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre de mégaoctets entre 1 et 10000' })
+      .min(1, { error: 'doit être un nombre de mégaoctets entre 1 et 10000' })
+      .max(10000, { error: 'doit être un nombre de mégaoctets entre 1 et 10000' })
+      .default(150),
+  ),
+  SSE_MAX_CONNEXIONS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre entier entre 1 et 100000' })
+      .int({ error: 'doit être un nombre entier entre 1 et 100000' })
+      .min(1, { error: 'doit être un nombre entier entre 1 et 100000' })
+      .max(100000, { error: 'doit être un nombre entier entre 1 et 100000' })
+      .default(2000),
+  ),
+  SSE_MAX_PAR_IP: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre entier entre 1 et 10000' })
+      .int({ error: 'doit être un nombre entier entre 1 et 10000' })
+      .min(1, { error: 'doit être un nombre entier entre 1 et 10000' })
+      .max(10000, { error: 'doit être un nombre entier entre 1 et 10000' })
+      .default(20),
+  ),
   ADRESSE_API_URL: z.preprocess(
     emptyToUndefined,
     url(['http:', 'https:'], 'doit être une URL http(s)://…').default('https://api-adresse.data.gouv.fr/search/'),
@@ -114,6 +149,10 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   uploadMaxBytes: number;
+  /** Per housing request: at most this many documents and this many bytes in all. */
+  uploadQuota: { fichiers: number; octets: number };
+  /** Live-event streams open at once: in all, and per client IP. */
+  sseMax: { total: number; parIp: number };
   adresseApiUrl: string;
   adresseApiTimeoutMs: number;
   trustProxy: boolean;
@@ -156,6 +195,8 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
+    uploadQuota: { fichiers: e.UPLOAD_QUOTA_FICHIERS, octets: Math.round(e.UPLOAD_QUOTA_MB * 1024 * 1024) },
+    sseMax: { total: e.SSE_MAX_CONNEXIONS, parIp: e.SSE_MAX_PAR_IP },
     adresseApiUrl: e.ADRESSE_API_URL,
     adresseApiTimeoutMs: e.ADRESSE_API_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,

@@ -140,6 +140,16 @@ export class DemandesRepository {
   }
 
   /** Records uploaded documents and touches the request, in one transaction. */
+  /** How many documents a request holds and their total size (the per-request quota, docs/produit.md « Documents »). */
+  async totauxDocuments(housingRequestId: string, trx: Db = this.db): Promise<{ fichiers: number; octets: number }> {
+    const row = await trx
+      .selectFrom('documents')
+      .select((eb) => [eb.fn.countAll().as('fichiers'), eb.fn.coalesce(eb.fn.sum('size'), eb.lit(0)).as('octets')])
+      .where('housingRequestId', '=', housingRequestId)
+      .executeTakeFirstOrThrow();
+    return { fichiers: Number(row.fichiers), octets: Number(row.octets) };
+  }
+
   async insertDocuments(housingRequestId: string, rows: DocumentRow[], at: string): Promise<void> {
     await this.transaction(async (trx) => {
       await trx.insertInto('documents').values(rows).execute();
