@@ -6,8 +6,10 @@ import {
   isGestionnaire,
   isPhotoType,
   isRole,
+  modificationProfilSchema,
   motDePasseSaisiSchema,
   motDePasseSchema,
+  nomsDepuisNomAffiche,
   roleSchema,
   utilisateursQuerySchema,
 } from './compte.js';
@@ -191,5 +193,24 @@ describe("admins' list of users", () => {
     expect(refus(utilisateursQuerySchema, { q: 3, page: '1.5' })).toEqual({ q: 'La recherche doit être un texte.', page: 'La page doit être un nombre entier.' });
     expect(refus(utilisateursQuerySchema, { page: '0' })).toEqual({ page: 'Les pages commencent à 1.' });
     expect(refus(utilisateursQuerySchema, { page: '1000001' })).toEqual({ page: 'Cette page est trop loin.' });
+  });
+});
+
+describe('names from elsewhere and profile changes', () => {
+  it('turns a display name into nom and prenom under the typed names\' rules', () => {
+    expect(nomsDepuisNomAffiche('  bernard   sophie ')).toEqual({ nom: 'Bernard', prenom: 'Sophie' });
+    expect(nomsDepuisNomAffiche(undefined)).toEqual({ nom: '', prenom: '' });
+    const long = nomsDepuisNomAffiche(`${'x'.repeat(14_000)} y`);
+    expect(long.nom).toHaveLength(100);
+    const { nom } = nomsDepuisNomAffiche('a\u0000b<script> c');
+    expect(nom).not.toContain('\u0000');
+    expect(nom).not.toMatch(/[<>]/u);
+  });
+
+  it('checks PATCH /user/me\'s names like sign-up and takes only a known visibility', () => {
+    expect(modificationProfilSchema.parse({ visibilite: 'quartier' })).toEqual({ visibilite: 'quartier' });
+    expect(modificationProfilSchema.parse({ nom: 'de la tour' })).toEqual({ nom: 'De La Tour' });
+    expect(refus(modificationProfilSchema, { nom: 'x'.repeat(101) }).nom).toBe('Le nom ne doit pas dépasser 100 caractères.');
+    expect(refus(modificationProfilSchema, { visibilite: 'monde' }).visibilite).toMatch(/^Choix inconnu/u);
   });
 });

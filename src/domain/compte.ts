@@ -14,6 +14,41 @@ export const ROLE_VALUES = ROLES.map((r) => r.value) as [Role, ...Role[]];
 export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLE_VALUES as string[]).includes(v);
 /** Managers and admins process every housing request. */
 export const isGestionnaire = (role: string | null | undefined): boolean => role === 'manager' || role === 'admin';
+/**
+ * Manager and admin read every request: they are given only to an account whose e-mail address is
+ * confirmed (anyone can sign up as `agent@mairie-…` without owning it). Going back to habitant is always allowed.
+ */
+export const roleExigeAdresseConfirmee = (role: Role): boolean => role !== 'habitant';
+export const adresseNonConfirmee = (email: string): string =>
+  `L'adresse ${email} n'est pas confirmée : la personne doit d'abord cliquer le lien reçu par e-mail, puis vous pourrez lui donner ce rôle.`;
+
+/**
+ * Who sees a resident's name and photo (docs/produit.md « Comptes »). Everyone else sees the first name
+ * only, with the default picture. The gender is never public.
+ */
+export const VISIBILITES = [
+  {
+    value: 'voisins',
+    label: 'Mes voisins seulement',
+    description: 'Les personnes que je suis ou qui me suivent voient mon nom et ma photo ; les autres ne voient que mon prénom.',
+  },
+  {
+    value: 'quartier',
+    label: 'Les habitants de mon quartier',
+    description: 'Les habitants connectés de mon quartier voient aussi mon nom et ma photo, et me trouvent dans la liste des habitants.',
+  },
+  {
+    value: 'tous',
+    label: 'Tout le monde',
+    description: "Même sans compte, qui ouvre mon lien d'invitation ou mon profil voit mon nom et ma photo.",
+  },
+] as const;
+export type Visibilite = (typeof VISIBILITES)[number]['value'];
+export const VISIBILITE_VALUES = VISIBILITES.map((v) => v.value) as [Visibilite, ...Visibilite[]];
+export const VISIBILITE_DEFAUT: Visibilite = 'voisins';
+export const isVisibilite = (v: unknown): v is Visibilite => typeof v === 'string' && (VISIBILITE_VALUES as string[]).includes(v);
+/** The choices that put a resident in their quartier's and ville's inhabitants lists. */
+export const VISIBILITES_LISTEES: readonly Visibilite[] = ['quartier', 'tous'];
 
 export const GENRES = [
   { value: 'F', label: 'Femme' },
@@ -32,7 +67,8 @@ export const MOT_DE_PASSE_MIN = 12;
 export const MOT_DE_PASSE_MAX = 128;
 export const MOT_DE_PASSE_COURT = `Le mot de passe doit contenir au moins ${MOT_DE_PASSE_MIN} caractères.`;
 export const MOT_DE_PASSE_LONG = `Le mot de passe doit contenir au plus ${MOT_DE_PASSE_MAX} caractères.`;
-export const MOT_DE_PASSE_COURANT = 'Ce mot de passe fait partie des plus utilisés : choisissez-en un autre, plus personnel.';
+export const MOT_DE_PASSE_COURANT =
+  'Ce mot de passe est trop facile à deviner (mot courant, suite de touches, répétition, ou votre nom ou adresse) : choisissez-en un autre.';
 
 /** Profile pictures: JPEG or PNG, checked on content by the server, at most 5 MB. */
 export const PHOTO_TYPES = ['image/jpeg', 'image/png'] as const;
@@ -99,18 +135,37 @@ export const inscriptionSchema = z.object({
 export type InscriptionInput = z.input<typeof inscriptionSchema>;
 export type Inscription = z.output<typeof inscriptionSchema>;
 
+/** Names as a person types them: the one rule for every place that writes nom and prenom. */
 export const profilSchema = z.object({
   nom: nomPropre('Le nom'),
   prenom: nomPropre('Le prénom'),
 });
 
-/** Public profile: never e-mail, birthday, street or residence. */
+export const visibiliteSchema = z.enum(VISIBILITE_VALUES, { error: `Choix inconnu : choisissez ${VISIBILITE_VALUES.join(', ')}.` });
+
+/** PATCH /user/me: any of the names (same rules as above) and the visibility choice. */
+export const modificationProfilSchema = profilSchema.partial().extend({ visibilite: visibiliteSchema.optional() });
+export type ModificationProfil = z.output<typeof modificationProfilSchema>;
+
+/**
+ * A display name from elsewhere (Google's « Jean Martin ») as nom and prenom under the same rules as
+ * typed names: first word nom, second prenom (docs/produit.md « Comptes »), capitalised, 100 characters at most.
+ */
+export function nomsDepuisNomAffiche(display: unknown): { nom: string; prenom: string } {
+  const words = (typeof display === 'string' ? display : '').replace(/[\p{C}<>]/gu, ' ').trim().split(/\s+/u);
+  const clean = (word: string | undefined) => capitaliser(word ?? '').slice(0, 100);
+  return { nom: clean(words[0]), prenom: clean(words[1]) };
+}
+
+/**
+ * Public profile: never e-mail, birthday, street, residence or gender. `nom` and the chosen picture only
+ * for the viewers the person chose (VISIBILITES); others get the first name and the default picture.
+ */
 export const profilPublicSchema = z.object({
   uid: z.string(),
   pic: z.string(),
-  nom: z.string(),
+  nom: z.string().optional(),
   prenom: z.string(),
-  gender: z.string(),
   quartier: z.string(),
   ville: z.string(),
   pays: z.string(),
@@ -120,6 +175,9 @@ export type ProfilPublic = z.infer<typeof profilPublicSchema>;
 
 /** Personal data, for the user and admins. */
 export const profilPersonnelSchema = profilPublicSchema.extend({
+  nom: z.string(),
+  gender: z.string(),
+  visibilite: z.enum(VISIBILITE_VALUES),
   email: z.string(),
   birthday: z.string().nullable(),
   residence: z.string(),

@@ -161,6 +161,8 @@ export const evenementStatutSchema = z.object({
   vers: z.enum(STATUTS),
   date: z.string(),
   par: z.string().optional(),
+  /** The reason of a refusal, told only to those who see the request in full. */
+  motif: z.string().optional(),
 });
 export type EvenementStatut = z.infer<typeof evenementStatutSchema>;
 
@@ -265,12 +267,47 @@ export type ListeParams = z.input<typeof listeQuerySchema>;
 
 export const listeDemandesSchema = z.object({ data: z.array(ligneDemandeSchema), total: z.number() });
 
-/** A manager sets a status (spec: `logementId` is the numéro unique; the request's id is accepted too). */
-export const changementStatutSchema = z.object({
-  logementId: z.string({ error: 'logementId est obligatoire.' }).min(1, { error: 'logementId est obligatoire.' }).max(64, { error: 'logementId est trop long.' }),
-  newStatus: z.string({ error: 'newStatus est obligatoire.' }).refine(isStatut, { error: `Statut inconnu : choisissez parmi ${STATUTS.join(', ')}.` }),
+/** The longest reason a refusal may carry. */
+export const MOTIF_MAX = 1000;
+/** The only status a reason may come with. */
+export const STATUT_AVEC_MOTIF = 'Refusé' satisfies Statut;
+
+/**
+ * A manager sets a status (spec: `logementId` is the numéro unique; the request's id is accepted too). A refusal
+ * may carry a reason (`motif`), shown to the resident; with another status a reason is refused.
+ */
+export const changementStatutSchema = z
+  .object({
+    logementId: z.string({ error: 'logementId est obligatoire.' }).min(1, { error: 'logementId est obligatoire.' }).max(64, { error: 'logementId est trop long.' }),
+    newStatus: z.string({ error: 'newStatus est obligatoire.' }).refine(isStatut, { error: `Statut inconnu : choisissez parmi ${STATUTS.join(', ')}.` }),
+    motif: z
+      .string({ error: 'Le motif doit être un texte.' })
+      .trim()
+      .max(MOTIF_MAX, { error: `Le motif ne doit pas dépasser ${MOTIF_MAX} caractères.` })
+      .optional(),
+  })
+  .refine((b) => !b.motif || b.newStatus === STATUT_AVEC_MOTIF, {
+    error: `Un motif ne peut accompagner que le statut « ${STATUT_AVEC_MOTIF} ».`,
+    path: ['motif'],
+  });
+export type ChangementStatut = z.input<typeof changementStatutSchema>;
+
+/** How to undo a status change: its id, until when (ISO-8601; the change's time + 10 s). */
+export const annulationSchema = z.object({ id: z.string(), jusqua: z.string() });
+export type Annulation = z.infer<typeof annulationSchema>;
+
+/** The answer to a status undo: the status back in place. */
+export const statutRestaureSchema = z.object({ numeroUnique: z.string(), statutDeLaDemande: z.enum(STATUTS), updatedAt: z.string() });
+export type StatutRestaure = z.infer<typeof statutRestaureSchema>;
+
+/** The answer to a status change; `annulation` is null when nothing changed (the status was already that one). */
+export const statutChangeSchema = statutRestaureSchema.extend({ annulation: annulationSchema.nullable() });
+export type StatutChange = z.infer<typeof statutChangeSchema>;
+
+/** A manager undoes a status change within its window (`POST /logement/update/status/annuler`). */
+export const annulationStatutSchema = z.object({
+  id: z.string({ error: 'id est obligatoire.' }).min(1, { error: 'id est obligatoire.' }).max(64, { error: 'id est trop long.' }),
 });
-export const statutChangeSchema = z.object({ numeroUnique: z.string(), statutDeLaDemande: z.enum(STATUTS), updatedAt: z.string() });
 
 /** What a live-event stream (`GET /evenements`, `event: statut`) sends at each status change. */
 export interface EvenementDirect {

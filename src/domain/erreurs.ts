@@ -15,6 +15,7 @@ export const CODES_ERREUR = [
   'PASSWORD_TOO_COMMON',
   'UNAUTHENTICATED',
   'FORBIDDEN',
+  'ORIGIN_REFUSED',
   'NOT_FOUND',
   'DOCUMENT_NOT_FOUND',
   'NO_DOCUMENT',
@@ -23,6 +24,7 @@ export const CODES_ERREUR = [
   'DUPLICATE',
   'EMAIL_TAKEN',
   'LAST_ADMIN',
+  'EMAIL_NON_CONFIRME',
   'TOO_LARGE',
   'FILE_TOO_LARGE',
   'TOO_MANY_FILES',
@@ -32,8 +34,14 @@ export const CODES_ERREUR = [
   'UNSUPPORTED_MEDIA_TYPE',
   'UNSUPPORTED_FILE_TYPE',
   'FILE_TYPE_MISMATCH',
+  'PDF_ACTIVE_CONTENT',
+  'PDF_PROTECTED',
+  'PDF_UNREADABLE',
+  'QUOTA_FICHIERS',
+  'QUOTA_OCTETS',
   'UNREADABLE_IMAGE',
   'RATE_LIMITED',
+  'TROP_TARD',
   'INTERNAL',
 ] as const;
 /** The app's own codes; better-auth's codes (INVALID_EMAIL_OR_PASSWORD…) pass through as they are. */
@@ -65,6 +73,10 @@ export const MESSAGES = {
   reseau: 'Impossible de joindre le serveur. Vérifiez votre connexion internet puis réessayez.',
   enregistre: 'Formulaire enregistré !',
   televerse: 'Pièces jointes téléversées avec succès !',
+  tropTardPourAnnuler: "Trop tard pour annuler : l'e-mail est déjà parti.",
+  changementIntrouvable: "Ce changement de statut n'existe pas.",
+  origineRefusee: 'Requête refusée : elle ne vient pas du site Quartier Vivant. Rechargez la page puis réessayez.',
+  corpsTropLent: "L'envoi est trop lent ou interrompu : la requête a été abandonnée. Vérifiez votre connexion puis réessayez.",
 } as const;
 
 /** Per-field French messages from a zod error, keyed by the first path segment ('_' for the whole). */

@@ -5,6 +5,8 @@ import { z } from './zod.js';
 export const parametresSchema = z.object({
   uploadMaxBytes: z.number(),
   maxFichiersParEnvoi: z.number(),
+  /** Per housing request: at most this many documents, and this many bytes in all (UPLOAD_QUOTA_*). */
+  quotaDocuments: z.object({ fichiers: z.number(), octets: z.number() }),
   typesAcceptes: z.record(z.enum(Object.keys(TYPES_ACCEPTES) as [TypeAccepte, ...TypeAccepte[]]), z.array(z.string())),
   /** The "Connexion avec Google" button shows only when Google sign-in is configured. */
   google: z.boolean(),

@@ -8,6 +8,10 @@ import * as m0001 from './migrations/0001_housing_requests.js';
 import * as m0002 from './migrations/0002_accounts.js';
 import * as m0003 from './migrations/0003_manager_list.js';
 import * as m0004 from './migrations/0004_explicit_status_ranks.js';
+import * as m0005 from './migrations/0005_mail_outbox.js';
+import * as m0006 from './migrations/0006_profile_visibility.js';
+import * as m0007 from './migrations/0007_auth_throttle.js';
+import * as m0008 from './migrations/0008_session_hardening.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -71,6 +75,10 @@ const migrations: Record<string, Migration> = {
   '0002_accounts': m0002,
   '0003_manager_list': m0003,
   '0004_explicit_status_ranks': m0004,
+  '0005_mail_outbox': m0005,
+  '0006_profile_visibility': m0006,
+  '0007_auth_throttle': m0007,
+  '0008_session_hardening': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -64,6 +64,31 @@ export interface StatusEventTable {
   toStatus: string;
   actorUserId: string | null;
   at: string;
+  /** The reason given with a refusal (migration 0005). */
+  motif: string | null;
+  /** Until when the change may be undone (its e-mail waits in the outbox till then). */
+  undoUntil: string | null;
+  /** Set when the change was undone: the history no longer shows it; the row stays as a trace. */
+  undoneAt: string | null;
+  undoneBy: string | null;
+}
+
+/** The durable outbox of e-mails (migration 0005, src/server/mail/index.ts). */
+export interface MailOutboxTable {
+  id: string;
+  /** Names a mail that may be withdrawn before it leaves (a status change's), else null. */
+  key: string | null;
+  recipient: string;
+  subject: string;
+  /** The text; emptied once sent (it may hold a link with a token). */
+  body: string;
+  createdAt: string;
+  sendAfter: string;
+  attempts: number;
+  lastError: string | null;
+  claimedAt: string | null;
+  claimToken: string | null;
+  sentAt: string | null;
 }
 
 /** better-auth's user row plus the profile (docs/produit.md « Comptes »). Dates are Date on PostgreSQL, ISO text on SQLite. */
@@ -87,6 +112,8 @@ export interface UserTable {
   residence: string;
   rue: string;
   userType: string;
+  /** Who sees the name and photo: 'voisins' | 'quartier' | 'tous' (src/domain/compte.ts VISIBILITES). */
+  visibilite: string;
 }
 
 export interface FollowTable {
@@ -97,9 +124,25 @@ export interface FollowTable {
 
 export interface SessionTable {
   id: string;
+  /** SHA-256 of the cookie's token, in hex (migration 0008, src/server/auth/sessions-tokens.ts). */
   token: string;
   userId: string;
   expiresAt: Date | string;
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  /** The last request's time, written at most once a minute (migration 0008, src/server/auth/sessions.ts). */
+  lastActiveAt: Date | string | null;
+}
+
+/**
+ * Per-account throttling (migration 0007, src/server/auth/throttle.ts): a row per scope and e-mail address
+ * tried (an HMAC, never the address). Times in milliseconds; PostgreSQL answers bigint as a string.
+ */
+export interface AuthThrottleTable {
+  key: string;
+  failures: number;
+  lastFailureAt: number | string;
+  lockedUntil: number | string;
 }
 
 /** better-auth's link between a user and a way of signing in ('credential', 'google'). */
@@ -114,10 +157,12 @@ export interface Database {
   housingRequests: HousingRequestTable;
   documents: DocumentTable;
   statusEvents: StatusEventTable;
+  mailOutbox: MailOutboxTable;
   user: UserTable;
   follows: FollowTable;
   session: SessionTable;
   account: AccountTable;
+  authThrottle: AuthThrottleTable;
 }
 
 export type UserRow = Selectable<UserTable>;
