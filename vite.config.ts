@@ -9,6 +9,17 @@ export default defineConfig({
     emptyOutDir: true,
   },
   server: {
-    proxy: { '/app/api': 'http://127.0.0.1:3000' },
+    proxy: {
+      '/app/api': {
+        target: 'http://127.0.0.1:3000',
+        // The API takes writes with a session only from PUBLIC_URL's origin (http://localhost:3000 by
+        // default): the dev server's pages stand in for the site's own.
+        configure: (proxy) => {
+          proxy.on('proxyReq', (req) => {
+            if (req.getHeader('origin')) req.setHeader('origin', process.env.PUBLIC_URL ?? 'http://localhost:3000');
+          });
+        },
+      },
+    },
   },
 });

@@ -229,7 +229,7 @@ async function eventLatencies(writer: string, listeners: { label: string; base: 
       const started = performance.now();
       const res = await fetch(`${writer}/app/api/logement/update/status`, {
         method: 'POST',
-        headers: { cookie, 'content-type': 'application/json' },
+        headers: { cookie, origin: writer, 'content-type': 'application/json' },
         body: JSON.stringify({ logementId: numero, newStatus: statut }),
       });
       const answer = await res.text();

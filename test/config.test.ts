@@ -39,6 +39,17 @@ describe('configuration', () => {
     ['UPLOAD_MAX_MB', '0'],
     ['UPLOAD_MAX_MB', 'dix'],
     ['LOG_LEVEL', 'bavard'],
+    ['TRUST_PROXY', 'oui'],
+    ['TRUST_PROXY', '11'],
+    ['TRUST_PROXY', '-1'],
+    ['TRUST_PROXY', '10.0.0.1, serveur'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '300.1.1.1'],
+    ['HTTP_HEADERS_TIMEOUT_S', '0'],
+    ['HTTP_REQUEST_TIMEOUT_S', 'une heure'],
+    ['HTTP_IDLE_TIMEOUT_S', '10'],
+    ['HTTP_BODY_MIN_RATE', '-5'],
+    ['HTTP_BODY_RATE_WINDOW_S', '0'],
   ])('names %s when it is wrong (%s)', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     try {
@@ -46,6 +57,26 @@ describe('configuration', () => {
     } catch (error) {
       expect((error as Error).message).toMatch(new RegExp(`^Configuration invalide : ${variable} .*« ${value.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')} »`, 'u'));
     }
+  });
+
+  it('reads TRUST_PROXY as no proxy, a hop count or the proxies’ addresses, never “trust everything”', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16 ,::1, fd00::/8, loopback ' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
+  });
+
+  it('reads the HTTP timeouts and the slowest body accepted, with working defaults', () => {
+    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 3_600_000, idleTimeoutMs: 60_000, bodyMinRate: 512, bodyRateWindowMs: 15_000 });
+    expect(
+      loadConfig({ HTTP_HEADERS_TIMEOUT_S: '5', HTTP_REQUEST_TIMEOUT_S: '600', HTTP_IDLE_TIMEOUT_S: '45', HTTP_BODY_MIN_RATE: '0', HTTP_BODY_RATE_WINDOW_S: '30' }).http,
+    ).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 600_000, idleTimeoutMs: 45_000, bodyMinRate: 0, bodyRateWindowMs: 30_000 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_S: '60', HTTP_REQUEST_TIMEOUT_S: '30' })).toThrow(
+      'Configuration invalide : HTTP_HEADERS_TIMEOUT_S doit être inférieur ou égal à HTTP_REQUEST_TIMEOUT_S (30).',
+    );
   });
 
   it('stops the server with one line naming the variable and exit code 1', () => {
@@ -71,6 +102,7 @@ describe('GET /parametres', () => {
         uploadMaxBytes: 4 * 1024 * 1024,
         maxFichiersParEnvoi: 20,
         typesAcceptes: { 'application/pdf': ['.pdf'], 'image/jpeg': ['.jpg', '.jpeg'], 'image/png': ['.png'] },
+        quotaDocuments: { fichiers: 50, octets: 150 * 1024 * 1024 },
         google: false,
       });
     } finally {

@@ -37,6 +37,7 @@ export async function createTestApp(
     rateLimits: { create: false, upload: false, adresses: false, inscription: false, auth: false },
     ...options,
   });
+  sendOriginLikeABrowser(app, new URL(config.publicUrl).origin);
   return {
     app,
     config,
@@ -47,6 +48,25 @@ export async function createTestApp(
       await fsp.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Injected requests carry `Origin: PUBLIC_URL` as a browser's do on the site's own pages (the server
+ * refuses state-changing requests with a session cookie from elsewhere). A test sets its own `origin`
+ * header to send another, or `origin: undefined` to send none.
+ */
+function sendOriginLikeABrowser(app: FastifyInstance, origin: string): void {
+  const inject = app.inject.bind(app) as (...args: unknown[]) => unknown;
+  const withOrigin = (opts: unknown): unknown => {
+    const options = (typeof opts === 'string' ? { url: opts } : opts) as { headers?: Record<string, unknown> } | undefined;
+    if (!options || typeof options !== 'object') return opts;
+    const headers = { ...(options.headers ?? {}) };
+    if (!('origin' in headers)) headers.origin = origin;
+    else if (headers.origin === undefined) delete headers.origin;
+    return { ...options, headers };
+  };
+  (app as { inject: unknown }).inject = (opts?: unknown, callback?: unknown) =>
+    opts === undefined ? inject() : callback === undefined ? inject(withOrigin(opts)) : inject(withOrigin(opts), callback);
 }
 
 /** A valid request body; override any field. */
@@ -112,4 +132,26 @@ export async function createAccount(ctx: TestContext, role: 'habitant' | 'manage
   const list = Array.isArray(raw) ? raw.map(String) : [String(raw)];
   const cookie = list.map((c) => c.split(';')[0] ?? '').filter((c) => c.startsWith('qv.session_token=')).join('; ');
   return { cookie, email, uid: res.json().data.uid as string, prenom: res.json().data.prenom as string };
+}
+
+/** The e-mails written to an address so far (DATA_DIR/mail, quoted-printable unfolded), oldest first. */
+export async function mailsTo(ctx: TestContext, email: string): Promise<string[]> {
+  await ctx.app.deps.mailer.idle();
+  const dir = path.join(ctx.dataDir, 'mail');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/gu, '').replace(/=3D/gu, '='))
+    .filter((m) => m.includes(`To: ${email}`));
+}
+
+/** The last link e-mailed to an address whose URL contains `pathPart`. */
+export async function lienRecu(ctx: TestContext, email: string, pathPart = '/app/api/auth/'): Promise<string> {
+  const link = (await mailsTo(ctx, email))
+    .flatMap((m) => m.match(/https?:\/\/\S+/gu) ?? [])
+    .filter((l) => l.includes(pathPart))
+    .at(-1);
+  if (!link) throw new Error(`no link mailed to ${email}`);
+  return link;
 }

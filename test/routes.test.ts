@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpsErreurSchema } from '../src/domain/corpsErreur.js';
 import { reserve } from '../src/server/auth/guards.js';
 import { installErrorHandlers } from '../src/server/errors.js';
-import { createAccount, createTestApp, demande, type TestContext } from './helpers.js';
+import { apiRoutes, BAD_BODIES, BAD_PARAMS, BAD_QUERIES, fill as fillWith, generateCases, paramNames, problemWith, send as sendTo, type Answer } from './generated-inputs.js';
+import { createAccount, createTestApp, demande, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 /**
  * Walks the app's own route table (so a route added tomorrow is covered without writing anything) and
@@ -14,17 +14,25 @@ import { createAccount, createTestApp, demande, type TestContext } from './helpe
  */
 let ctx: TestContext;
 let base: string;
+let origin: string;
 let manager: Awaited<ReturnType<typeof createAccount>>;
+let admin: Awaited<ReturnType<typeof createAccount>>;
 let habitant: Awaited<ReturnType<typeof createAccount>>;
 let numero: string;
 let accessKey: string;
+let documentId: string;
 
 beforeAll(async () => {
   ctx = await createTestApp();
+  origin = new URL(ctx.config.publicUrl).origin;
   manager = await createAccount(ctx, 'manager');
+  admin = await createAccount(ctx, 'admin');
   habitant = await createAccount(ctx, 'habitant');
   const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande() });
   ({ numeroUnique: numero, accessKey } = created.json().data);
+  const form = await multipart([{ field: 'livret', name: 'livret.pdf', content: SAMPLES.pdf, type: 'application/pdf' }]);
+  const uploaded = await ctx.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numero}`, headers: { ...form.headers, 'x-access-key': accessKey }, payload: form.payload });
+  documentId = uploaded.json().data.documents.livret[0].id as string;
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
 });
@@ -32,99 +40,22 @@ afterAll(async () => {
   await ctx.close();
 });
 
-interface Answer {
-  status: number;
-  contentType: string;
-  body: string;
-}
-
-async function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), 5000);
-  try {
-    const res = await fetch(`${base}${url}`, { method, headers: init.headers, body: init.body, redirect: 'manual', signal: controller.signal });
-    const contentType = res.headers.get('content-type') ?? '';
-    // A live-event stream never ends: its headers are the answer.
-    const body = contentType.startsWith('text/event-stream') ? '' : await res.text();
-    return { status: res.status, contentType, body };
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
-  }
-}
+const send = (method: string, url: string, init: { headers?: Record<string, string>; body?: string } = {}) => sendTo(base, method, url, init);
 
 function expectDocumented(answer: Answer, what: string): void {
-  expect(answer.status, `${what} → ${answer.status} ${answer.body.slice(0, 300)}`).toBeLessThan(500);
-  if (answer.status < 400) return;
-  expect(answer.contentType, what).toMatch(/^application\/json/u);
-  const parsed = corpsErreurSchema.safeParse(JSON.parse(answer.body));
-  expect(parsed.success, `${what}: ${answer.body}`).toBe(true);
-  expect(parsed.data!.error.message.length, what).toBeGreaterThan(0);
-  // Never a framework's internals or a stack trace.
-  expect(answer.body, what).not.toMatch(/FST_|at .*\.js:\d+|statusCode/u);
+  expect(problemWith(answer), what).toBeNull();
 }
 
 const GOOD_PARAMS: Record<string, () => string> = {
   numeroUnique: () => numero,
-  id: () => randomUUID(),
+  id: () => documentId,
   uid: () => manager.uid,
   slug: () => 'jas-de-bouffan',
   '*': () => 'get-session',
 };
-const BAD_PARAMS = ['', ' ', 'x'.repeat(65), 'x'.repeat(99), '%00', 'a%00b', '%E0%A4%A', '%C3%A9t%C3%A9', '..%2F..%2Fetc%2Fpasswd', '%22%3Cscript%3E', '013%20ABC%20123'];
-const BAD_QUERIES = [
-  'q=a&q=b',
-  'page=0',
-  'page=abc',
-  'page=1e400',
-  'pageSize=7',
-  'sort=motdepasse',
-  'status=a&status=b',
-  'numero=' + 'x'.repeat(65),
-  'numero=a&numero=b',
-  'numero=',
-  'x=%00',
-  'q=a%00b',
-  'download=2',
-  'v=' + 'x'.repeat(100),
-  'limit=abc',
-  'q[]=a',
-  'q=' + 'é'.repeat(500),
-];
-const BOUNDARY = '----qvboundary';
-const BAD_BODIES: { name: string; type?: string; body: string }[] = [
-  { name: 'invalid JSON', type: 'application/json', body: '{"a":' },
-  { name: 'JSON array', type: 'application/json', body: '[1,2]' },
-  { name: 'JSON string', type: 'application/json', body: '"texte"' },
-  { name: 'JSON null', type: 'application/json', body: 'null' },
-  { name: 'empty JSON', type: 'application/json', body: '' },
-  {
-    name: 'wrong types',
-    type: 'application/json',
-    body: JSON.stringify({ numeroUnique: {}, prenom: 1, email: [], motivations: true, logementId: 5, newStatus: null, role: 'roi', nom: ['x'], password: 1, quartierSouhaite: 'x', nombreDEnfants: 'beaucoup' }),
-  },
-  { name: 'NUL in a field', type: 'application/json', body: JSON.stringify({ ...demande(), nom: 'a\u0000b', logementId: 'a\u0000', email: 'a\u0000@b.fr', role: 'habitant\u0000' }) },
-  { name: 'NUL in a key', type: 'application/json', body: '{"a\\u0000b":1}' },
-  { name: 'plain text', type: 'text/plain', body: 'bonjour' },
-  { name: 'multipart without boundary', type: 'multipart/form-data', body: 'xx' },
-  { name: 'truncated multipart', type: `multipart/form-data; boundary=${BOUNDARY}`, body: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="livret"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 tronqu` },
-  { name: 'file part without filename', type: `multipart/form-data; boundary=${BOUNDARY}`, body: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="livret"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\r\n--${BOUNDARY}--\r\n` },
-  { name: 'malformed part header', type: `multipart/form-data; boundary=${BOUNDARY}`, body: `--${BOUNDARY}\r\nnot a header\r\n\r\nx\r\n--${BOUNDARY}--\r\n` },
-];
 
-function routes() {
-  return ctx.app.routeTable
-    .filter((r) => r.url.startsWith('/app/api'))
-    .flatMap((r) => (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD').map((method) => ({ method, url: r.url })));
-}
-
-function fill(url: string, override?: [string, string]): string {
-  return url.replace(/:([A-Za-z]+)|\*/gu, (whole, name: string | undefined) => {
-    const key = name ?? '*';
-    if (override && override[0] === key) return override[1];
-    return GOOD_PARAMS[key]?.() ?? 'x';
-  });
-}
+const routes = () => apiRoutes(ctx.app);
+const fill = (url: string, override?: [string, string]) => fillWith(url, GOOD_PARAMS, override);
 
 describe('the route table', () => {
   it('holds every route of the API', () => {
@@ -133,16 +64,16 @@ describe('the route table', () => {
     expect(table).toEqual(expect.arrayContaining(['POST /app/api/logement', 'GET /app/api/logement/:numeroUnique', 'POST /app/api/logement/update/status', 'GET /app/api/evenements']));
   });
 
+  // Signed-in callers send the site's Origin, as a browser does: their requests go past the origin check.
   const who = () => [
     ['anonymous', {}],
-    ['manager with the key', { cookie: manager.cookie, 'x-access-key': accessKey }],
+    ['manager with the key', { cookie: manager.cookie, 'x-access-key': accessKey, origin }],
   ] as const;
 
-  it('answers bad path parameters with a documented 4xx, never a 5xx', async () => {
+  it('answers bad path parameters with a documented 4xx, never a 5xx', { timeout: 120_000 }, async () => {
     let sent = 0;
     for (const route of routes()) {
-      const names = [...route.url.matchAll(/:([A-Za-z]+)|\*/gu)].map((m) => m[1] ?? '*');
-      for (const name of names) {
+      for (const name of paramNames(route.url)) {
         for (const bad of BAD_PARAMS) {
           for (const [label, headers] of who()) {
             const url = fill(route.url, [name, bad]);
@@ -155,7 +86,7 @@ describe('the route table', () => {
     expect(sent).toBeGreaterThan(100);
   });
 
-  it('answers bad queries with a documented 4xx, never a 5xx', async () => {
+  it('answers bad queries with a documented 4xx, never a 5xx', { timeout: 120_000 }, async () => {
     for (const route of routes()) {
       for (const query of BAD_QUERIES) {
         for (const [label, headers] of who()) {
@@ -166,7 +97,7 @@ describe('the route table', () => {
     }
   });
 
-  it('answers bad bodies with a documented 4xx, never a 5xx, and stores nothing', async () => {
+  it('answers bad bodies with a documented 4xx, never a 5xx, and stores nothing', { timeout: 120_000 }, async () => {
     const before = await ctx.app.deps.db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     for (const route of routes().filter((r) => r.method !== 'GET')) {
       for (const bad of BAD_BODIES) {
@@ -179,6 +110,28 @@ describe('the route table', () => {
     }
     const after = await ctx.app.deps.db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  it('answers generated hostile requests (a small seed; bench/fuzz.ts sends 10,000) with a documented 4xx, never a 5xx', { timeout: 120_000 }, async () => {
+    const cases = generateCases({
+      routes: routes(),
+      callers: [
+        { label: 'anonymous', headers: {} },
+        { label: 'resident', headers: { cookie: habitant.cookie, origin } },
+        { label: 'manager', headers: { cookie: manager.cookie, 'x-access-key': accessKey, origin } },
+      ],
+      good: GOOD_PARAMS,
+      seed: 9,
+      count: 300,
+    });
+    const statuses = new Map<number, number>();
+    for (const c of cases) {
+      const answer = await send(c.method, c.url, { headers: c.headers, body: c.body });
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      expectDocumented(answer, c.label);
+    }
+    // The cases reach the routes, not only the front door.
+    expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThan(4);
   });
 });
 
@@ -267,17 +220,154 @@ describe('declared authorisation', () => {
   });
 });
 
-describe('caching', () => {
-  it('keeps no answer of the API in a cache unless the route says so', async () => {
-    for (const [url, headers] of [
-      [`/app/api/logement/${numero}`, { 'x-access-key': accessKey }],
-      ['/app/api/user/me', { cookie: manager.cookie }],
-      ['/app/api/logement?q=martin', { cookie: manager.cookie }],
-      ['/app/api/logement/nimportequoi000', {}],
-    ] as const) {
-      const res = await ctx.app.inject({ method: 'GET', url, headers: { ...headers } });
-      expect(res.headers['cache-control'], url).toBe('private, no-store');
+describe('the origin of state-changing requests with a session cookie', () => {
+  /** Every row of every table, counted: a refused request changes nothing anywhere. */
+  async function rowCounts(): Promise<Record<string, number>> {
+    await ctx.app.deps.mailer.idle();
+    const tables = await ctx.app.deps.db.introspection.getTables();
+    const counts: Record<string, number> = {};
+    for (const table of tables) {
+      const row = await ctx.app.deps.db
+        .selectFrom(table.name as never)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      counts[table.name] = Number(row.n);
     }
-    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/parametres' })).headers['cache-control']).toBe('public, max-age=300');
+    return counts;
+  }
+
+  const FOREIGN: [string, Record<string, string | undefined>][] = [
+    ['Origin of another site', { origin: 'http://evil.example' }],
+    ['Origin of a look-alike host', { origin: 'http://quartier.test.evil.example' }],
+    ['Origin of another port of the host', { origin: 'http://quartier.test:8080' }],
+    ['Origin: null', { origin: 'null' }],
+    ['neither Origin nor Referer', { origin: undefined }],
+    ['no Origin and a Referer of another site', { origin: undefined, referer: 'http://evil.example/page' }],
+    ['no Origin and a look-alike Referer', { origin: undefined, referer: 'http://quartier.test.evil.example/' }],
+  ];
+
+  /** Every state-changing route, and a few of better-auth's behind its wildcard. */
+  function writes(): { method: string; url: string }[] {
+    return routes()
+      .filter((r) => r.method !== 'GET')
+      .flatMap((r) =>
+        r.url.endsWith('/*')
+          ? ['sign-out', 'change-password', 'revoke-sessions', 'change-email', 'delete-user'].map((p) => ({ method: r.method, url: r.url.replace('*', p) }))
+          : [{ method: r.method, url: fill(r.url) }],
+      );
+  }
+
+  const bodyFor = (url: string) =>
+    url.endsWith('/role')
+      ? { role: 'habitant' }
+      : url.endsWith('/update/status')
+        ? { logementId: numero, newStatus: 'Refusé' }
+        : url.endsWith('/user/me')
+          ? { nom: 'Pirate' }
+          : url.includes('/auth/change-password')
+            ? { currentPassword: 'une phrase de passe assez longue', newPassword: 'une autre phrase bien longue', revokeOtherSessions: true }
+            : demande();
+
+  it('refuses them with 403 ORIGIN_REFUSED in French, for a manager and an admin, on every route, changing nothing', async () => {
+    const before = await rowCounts();
+    let refused = 0;
+    for (const who of [manager, admin]) {
+      for (const route of writes()) {
+        for (const [what, headers] of FOREIGN) {
+          const res = await ctx.app.inject({
+            method: route.method as 'POST',
+            url: route.url,
+            headers: { cookie: who.cookie, 'x-access-key': accessKey, ...headers },
+            payload: bodyFor(route.url),
+          });
+          const label = `${who.prenom}: ${route.method} ${route.url} with ${what}`;
+          expect(res.statusCode, label).toBe(403);
+          expect(res.json(), label).toEqual({
+            error: { code: 'ORIGIN_REFUSED', message: 'Requête refusée : elle ne vient pas du site Quartier Vivant. Rechargez la page puis réessayez.' },
+          });
+          refused += 1;
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+    expect(await rowCounts()).toEqual(before);
+    // The cookies still work: nothing was signed out.
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie: admin.cookie } })).statusCode).toBe(200);
+  });
+
+  it('lets them through from the site’s own pages (Origin, or Referer when Origin is absent), and leaves requests without the cookie alone', async () => {
+    for (const route of writes().filter((r) => !/sign-out|revoke-sessions|delete-user|change-password|\/role$/u.test(r.url))) {
+      for (const headers of [{ origin }, { origin: undefined, referer: `${origin}/gestion/demandes` }]) {
+        const res = await ctx.app.inject({ method: route.method as 'POST', url: route.url, headers: { cookie: manager.cookie, ...headers }, payload: {} });
+        expect(res.statusCode === 403 && res.json().error.code === 'ORIGIN_REFUSED', `${route.method} ${route.url}`).toBe(false);
+      }
+    }
+    // Without a cookie, the origin does not matter (the private key travels in a header no other site can set).
+    const anonymous = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', headers: { origin: 'http://evil.example' }, payload: demande() });
+    expect(anonymous.statusCode).toBe(201);
+    // A change of status from the site itself goes through.
+    const status = await ctx.app.inject({
+      method: 'POST',
+      url: '/app/api/logement/update/status',
+      headers: { cookie: manager.cookie, origin },
+      payload: { logementId: numero, newStatus: 'En cours de traitement' },
+    });
+    expect(status.statusCode).toBe(200);
+  });
+});
+
+/**
+ * Reviewed exceptions to "no cache keeps an API answer" (docs/security.md): the same bytes whoever asks,
+ * no personal data.
+ * - /parametres, /territoire: the app's settings and the street list;
+ * - /user/pic/:uid: a profile picture, shown by the public profile to whom its owner chose, so kept by the
+ *   browser only (`private`, never a shared cache), each version under its own URL.
+ */
+const CACHE_ALLOWED: Record<string, RegExp> = {
+  '/app/api/parametres': /^public, max-age=\d+$/u,
+  '/app/api/territoire': /^public, max-age=\d+$/u,
+  '/app/api/user/pic/:uid': /^private, (no-cache|no-store|max-age=\d+, immutable)$/u,
+};
+
+describe('caching', () => {
+  it('keeps no answer of any GET route of the API in a cache, whoever asks, but the reviewed exceptions', async () => {
+    let personal = 0;
+    const callers = [
+      ['anonymous', {}],
+      ['resident', { cookie: habitant.cookie }],
+      ['manager with the key', { cookie: manager.cookie, 'x-access-key': accessKey }],
+      ['admin', { cookie: admin.cookie }],
+    ] as const;
+    for (const route of routes().filter((r) => r.method === 'GET')) {
+      for (const [label, headers] of callers) {
+        const url = route.url === '/app/api/evenements' ? `${fill(route.url)}?numero=${numero}` : fill(route.url);
+        const res = await fetch(`${base}${url}`, { headers: { ...headers }, redirect: 'manual' });
+        const cacheControl = res.headers.get('cache-control') ?? '';
+        const allowed = CACHE_ALLOWED[route.url];
+        if (allowed) expect(cacheControl, `${label}: GET ${url}`).toMatch(allowed);
+        else expect(cacheControl, `${label}: GET ${url} (${res.status})`).toMatch(/(^|[ ,])no-store([ ,]|$)/u);
+        if (!allowed && res.status === 200) personal += 1;
+        await res.body?.cancel();
+      }
+    }
+    // Real answers were checked, not only refusals.
+    expect(personal).toBeGreaterThan(15);
+  });
+
+  it('gives the public exceptions the same bytes whoever asks, with no personal data (pictures: browser cache only, above)', async () => {
+    const personalData = [manager.email, admin.email, habitant.email, numero, accessKey, 'Hélène', 'Martin', 'Mairie'];
+    for (const url of ['/app/api/parametres', '/app/api/territoire']) {
+      const answers = [];
+      for (const headers of [{}, { cookie: manager.cookie }, { cookie: habitant.cookie }]) {
+        const res = await ctx.app.inject({ method: 'GET', url, headers });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.headers['set-cookie'], url).toBeUndefined();
+        answers.push(res.rawPayload);
+      }
+      expect(answers[1]!.equals(answers[0]!), url).toBe(true);
+      expect(answers[2]!.equals(answers[0]!), url).toBe(true);
+      const text = answers[0]!.toString('latin1');
+      for (const data of personalData) expect(text.includes(data), `${url} holds ${data}`).toBe(false);
+    }
   });
 });

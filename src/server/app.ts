@@ -11,7 +11,7 @@ import { MESSAGES } from '../domain/erreurs.js';
 import { registerRequestDecorations } from './auth/guards.js';
 import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import { serializerCompiler } from './serializer.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
 import { clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
@@ -22,6 +22,9 @@ import { CompteRepository, placeSlugs } from './features/compte/repository.js';
 import demandes from './features/demandes/index.js';
 import parametresRoutes from './features/parametres/routes.js';
 import { createMailer, type Mailer } from './mail/index.js';
+import { optionsJournal } from './securite/journal.js';
+import { surveillerDebit } from './securite/lenteur.js';
+import { origineRefusee, origineRefuseeError } from './securite/origine.js';
 import { LocalStorage, type Storage } from './storage/index.js';
 import { loadTerritory, type Territory } from './territory.js';
 
@@ -44,7 +47,9 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   upload: { max: 60, timeWindow: '10 minutes' },
   adresses: { max: 120, timeWindow: '1 minute' },
   inscription: { max: 5, timeWindow: '10 minutes' },
-  auth: { window: 300, max: 10 },
+  // Per IP: 30 sign-ins / 5 min, so that residents behind one address (a town-hall counter) are not
+  // locked out together; each account has its own progressive lock on top (src/server/auth/throttle.ts).
+  auth: { window: 300, max: 30 },
 };
 
 function scaleRateLimits(limits: RateLimits, factor: number): RateLimits {
@@ -80,8 +85,18 @@ declare module 'fastify' {
 
 export interface AppOptions {
   rateLimits?: Partial<RateLimits>;
-  /** Pino logger options, or false for none (tests). */
+  /** Pino logger options (level, stream…), or false for none (tests); the redaction is always added. */
   logger?: boolean | object;
+}
+
+/**
+ * Fastify's `trustProxy` from TRUST_PROXY. A hop count becomes a function: Fastify 5 ignores plain
+ * numbers, and `true` would take the client's own left-most X-Forwarded-For value. With N proxies in
+ * front, the client is the address the N-th proxy saw: the N-th value from the right.
+ */
+export function fastifyTrustProxy(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return trust > 0 ? (_address, hop) => hop < trust : false;
+  return trust;
 }
 
 /** URLs of the spec that are another name of one route: rewritten before routing (one handler, one rate limit). */
@@ -91,10 +106,25 @@ const ALIASES: Record<string, string> = {
 
 /** Builds the whole app from a config; `main.ts` only listens. Tests build it and use `inject`. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const logger = options.logger ?? true;
+  const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs } = config.http;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
-    trustProxy: config.trustProxy,
+    logger: logger === false ? false : { level: config.logLevel, ...(typeof logger === 'object' ? logger : {}), ...optionsJournal() },
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 256 * 1024,
+    // Timeouts (docs/security.md « Limites »): headers must all arrive within headersTimeout; a request
+    // (headers and body) within requestTimeout; a connection with no byte either way for idleTimeout is
+    // closed (live-event streams write a comment every 25 s, so they stay open); keep-alive connections
+    // wait 72 s for the next request (longer than the usual proxies' 60 s, so a proxy never reuses a
+    // connection the server is closing). Slow bodies: securite/lenteur.ts.
+    http: {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(5000, Math.max(250, Math.floor(headersTimeoutMs / 4))),
+    },
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: idleTimeoutMs,
+    keepAliveTimeout: 72_000,
     // Router and socket-level errors answer in the documented JSON shape too (docs/api.md).
     frameworkErrors,
     clientErrorHandler,
@@ -121,6 +151,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   app.addHook('onClose', async () => {
     await app.deps.mailer.idle();
+    // The delivery loop stops before the database closes; mails not yet due stay queued for the next start.
+    await app.deps.mailer.close();
     await app.deps.bus.close();
     await db.destroy();
   });
@@ -139,7 +171,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   } else {
     bus = new LocalBus();
   }
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, mailDir: path.join(config.dataDir, 'mail'), from: config.mailFrom, log: app.log, outbox: { db, kind } });
   const rateLimits = { ...scaleRateLimits(DEFAULT_RATE_LIMITS, config.rateLimitMultiplier), ...options.rateLimits };
   const comptes = new CompteRepository(db);
   app.decorate('deps', {
@@ -186,6 +218,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onRequest', (request, reply, done) => {
     securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
   });
+  surveillerDebit(app, { minRate: config.http.bodyMinRate, windowMs: config.http.bodyRateWindowMs });
+  const publicOrigin = new URL(config.publicUrl).origin;
   // PostgreSQL refuses NUL characters in text: they are refused before any route reads them
   // (400 NUL_BYTE), in the path and query (the API's onRequest hook below), in JSON bodies here and in
   // better-auth's bodies.
@@ -206,10 +240,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       // One cheap hook before every API route (a callback: an async hook costs the status lookup 5 %):
       // - answers carry personal data unless a route says otherwise (/parametres, /territoire, pictures
       //   replace this header): no cache keeps them, neither the browser's nor a proxy's;
-      // - a NUL character in the path or the query is refused.
+      // - a NUL character in the path or the query is refused;
+      // - a state-changing request with the session cookie from another site is refused (securite/origine.ts).
       api.addHook('onRequest', (request, reply, done) => {
         reply.header('Cache-Control', 'private, no-store');
-        done(request.url.includes('%00') ? nulByteError() : undefined);
+        if (request.url.includes('%00')) return done(nulByteError());
+        done(origineRefusee(request.method, request.headers, publicOrigin) ? origineRefuseeError() : undefined);
       });
       await api.register(demandes);
       await api.register(compte);
@@ -241,6 +277,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       }
       return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
     });
+  } else {
+    // Without the web app (API only), other paths answer in the documented shape too.
+    app.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', MESSAGES.pageIntrouvable)));
   }
   return app;
 }

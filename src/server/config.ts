@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { UPLOAD_MAX_MO_DEFAUT } from '../domain/documents.js';
 import { z } from '../domain/zod.js';
@@ -18,6 +19,40 @@ const url = (protocols: readonly string[], hint: string) =>
       },
       { error: hint },
     );
+
+/** A whole number of seconds between min and max (an HTTP timeout). */
+const seconds = (min: number, max: number, fallback: number) => {
+  const error = `doit être un nombre entier de secondes entre ${min} et ${max}`;
+  return z.preprocess(emptyToUndefined, z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback));
+};
+
+/** Names proxy-addr understands for whole ranges (loopback, link-local, private addresses). */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(item: string): boolean {
+  if (NAMED_RANGES.has(item)) return true;
+  const [address = '', prefix, ...rest] = item.split('/');
+  const version = net.isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/u.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: `false` (no proxy: the socket's address is the client's), a hop count (the number of
+ * proxies in front; `true` means 1), or the proxies' addresses / CIDR ranges. Null when malformed.
+ * Never "trust everything": the client's own left-most X-Forwarded-For value is never taken.
+ */
+export function parseTrustProxy(value: string): TrustProxy | null {
+  const v = value.trim().toLowerCase();
+  if (v === 'false' || v === '0') return false;
+  if (v === 'true') return 1;
+  if (/^\d+$/u.test(v)) return Number(v) <= 10 ? Number(v) : null;
+  const items = v.split(',').map((i) => i.trim());
+  return items.length > 0 && items.every(isAddressOrRange) ? items : null;
+}
+
+export type TrustProxy = false | number | string[];
 
 /** Every setting of the server, read from environment variables (README "Configuration"). */
 export const envSchema = z.object({
@@ -126,10 +161,28 @@ export const envSchema = z.object({
   TRUST_PROXY: z.preprocess(
     emptyToUndefined,
     z
-      .enum(['true', 'false', '1', '0'], { error: 'doit valoir true ou false' })
+      .string()
+      .trim()
       .default('false')
-      .transform((v) => v === 'true' || v === '1'),
+      .refine((v) => parseTrustProxy(v) !== null, {
+        error:
+          "doit valoir false, le nombre de relais placés devant le serveur (1, 2…) ou la liste de leurs adresses IP ou réseaux CIDR séparés par des virgules",
+      })
+      .transform((v) => parseTrustProxy(v)!),
   ),
+  HTTP_HEADERS_TIMEOUT_S: seconds(1, 300, 20),
+  HTTP_REQUEST_TIMEOUT_S: seconds(1, 86_400, 3600),
+  HTTP_IDLE_TIMEOUT_S: seconds(30, 3600, 60),
+  HTTP_BODY_MIN_RATE: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .int({ error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .min(0, { error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .max(1_000_000, { error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .default(512),
+  ),
+  HTTP_BODY_RATE_WINDOW_S: seconds(1, 300, 15),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z
@@ -155,13 +208,18 @@ export interface Config {
   sseMax: { total: number; parIp: number };
   adresseApiUrl: string;
   adresseApiTimeoutMs: number;
-  trustProxy: boolean;
+  /** false, a hop count, or the proxies' addresses (see parseTrustProxy). */
+  trustProxy: TrustProxy;
+  /** HTTP timeouts, in milliseconds, and the slowest body accepted (securite/lenteur.ts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; bodyMinRate: number; bodyRateWindowMs: number };
   /** Scales every rate limit (e.g. 10 for a town-hall kiosk where many people share one address). */
   rateLimitMultiplier: number;
   logLevel: string;
   /** Signs sessions and e-mail links; when absent, one is generated and kept in DATA_DIR. */
   authSecret: string | undefined;
   google: { clientId: string; clientSecret: string; discoveryUrl: string } | undefined;
+  /** The window to undo a status change before its e-mail leaves (default 10 s; tests shorten it). */
+  delaiAnnulationMs?: number;
   /** Where the built web app is served from (absent in API-only tests). */
   webDir: string | undefined;
 }
@@ -186,6 +244,9 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';
     throw new ConfigError(missing, 'doit être défini avec son pendant pour activer la connexion avec Google');
   }
+  if (e.HTTP_HEADERS_TIMEOUT_S > e.HTTP_REQUEST_TIMEOUT_S) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_S', `doit être inférieur ou égal à HTTP_REQUEST_TIMEOUT_S (${e.HTTP_REQUEST_TIMEOUT_S})`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -200,6 +261,13 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     adresseApiUrl: e.ADRESSE_API_URL,
     adresseApiTimeoutMs: e.ADRESSE_API_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_S * 1000,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_S * 1000,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_S * 1000,
+      bodyMinRate: e.HTTP_BODY_MIN_RATE,
+      bodyRateWindowMs: e.HTTP_BODY_RATE_WINDOW_S * 1000,
+    },
     rateLimitMultiplier: e.RATE_LIMIT_MULTIPLIER,
     logLevel: e.LOG_LEVEL,
     authSecret: e.AUTH_SECRET,

@@ -22,6 +22,12 @@ async function main(): Promise<void> {
     });
   }
   await app.listen({ port: config.port, host: config.host });
+  if (typeof config.trustProxy === 'number' && !['127.0.0.1', '::1', 'localhost'].includes(config.host)) {
+    // A hop count trusts whatever the last hop says: right behind a proxy, never reachable directly.
+    app.log.warn(
+      `TRUST_PROXY=${config.trustProxy} alors que le serveur écoute sur ${config.host} : un client qui le joint sans passer par le relais peut se faire passer pour une autre adresse. Écoutez sur 127.0.0.1 ou donnez plutôt les adresses des relais dans TRUST_PROXY.`,
+    );
+  }
   app.log.info(`Quartier Vivant est servi sur ${config.publicUrl} (base : ${app.deps.dbKind})`);
 }
 

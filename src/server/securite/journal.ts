@@ -1,0 +1,160 @@
+/**
+ * The log never holds a secret (docs/security.md « Journal »): no cookie, session token, e-mail link token,
+ * private key, password or credential of a URL, at any level.
+ *
+ * Three layers, from the most to the least structured:
+ * 1. `redact` removes the headers and body fields that carry secrets, wherever an object is logged whole;
+ * 2. the `req` serializer logs the request's URL with its secret parts masked (`masquerUrl`): every query
+ *    value except a short allow-list of harmless parameters, the token of a reset link, any long
+ *    token-like path segment;
+ * 3. a scrubber runs over every line written (`masquerLigne`: query values, reset-link tokens, URL
+ *    credentials, `key=value` / `"key":"value"` pairs named like a secret, bearer tokens, JWTs), and over
+ *    free-text messages (`masquerTexte`: the same, plus any bare token-like word), so better-auth's
+ *    messages, error messages and whatever a future log line holds are covered too.
+ */
+import type { FastifyRequest } from 'fastify';
+
+export const MASQUE = '[masqué]';
+
+/** Query parameters whose values are harmless and kept in the log (paging, sorting, filters, flags). */
+const QUERY_SURES = new Set(['page', 'pageSize', 'sort', 'order', 'status', 'limit', 'download', 'v', 'numero']);
+
+/** Names of fields and headers whose value is a secret. */
+const CHAMPS_SECRETS = [
+  'password',
+  'newPassword',
+  'currentPassword',
+  'token',
+  'accessKey',
+  'privateLink',
+  'secret',
+  'cookie',
+  'authorization',
+  'x-access-key',
+  'set-cookie',
+];
+
+/** pino `redact` paths: whole headers and body fields, at the top level and one level down. */
+export const CHEMINS_MASQUES = [
+  ...CHAMPS_SECRETS.map((f) => `headers["${f}"]`),
+  ...CHAMPS_SECRETS.map((f) => `req.headers["${f}"]`),
+  ...CHAMPS_SECRETS.map((f) => `res.headers["${f}"]`),
+  ...CHAMPS_SECRETS.map((f) => `body["${f}"]`),
+  ...CHAMPS_SECRETS.map((f) => `["${f}"]`),
+  ...CHAMPS_SECRETS.map((f) => `*["${f}"]`),
+];
+
+/** One masking rule: a cheap guard (most lines fail it), then its regular expression and replacement. */
+interface Regle {
+  guard: RegExp;
+  re: RegExp;
+  replace: (match: string, ...args: string[]) => string;
+}
+
+const REGLES: Regle[] = [
+  {
+    // ?name=value or &name=value (a URL's query, possibly percent-encoded inside another URL).
+    guard: /[?&]|%3f|%26/iu,
+    re: /([?&]|%3F|%26)([A-Za-z0-9_.\-[\]]{1,64})(=|%3D)([^&#\s"'\\<>]*)/giu,
+    replace: (match, sep, name, eq, value) => (QUERY_SURES.has(name!) || value === '' ? match : `${sep}${name}${eq}${MASQUE}`),
+  },
+  {
+    // The token of a password-reset link, in its path.
+    guard: /reset-password/iu,
+    re: /(reset-password(?:\/|%2F))([^/?#&\s"'\\<>]+)/giu,
+    replace: (_match, prefix) => `${prefix}${MASQUE}`,
+  },
+  {
+    // Credentials inside a URL: scheme://user:password@host.
+    guard: /:\/\/[^\s/]*@/u,
+    re: /([a-z][a-z0-9+.-]*:\/\/)[^\s/@"'\\<>]+@/giu,
+    replace: (_match, scheme) => `${scheme}${MASQUE}@`,
+  },
+  {
+    // "secret": "value", secret=value, secret: value (JSON, cookie strings, messages).
+    guard: /passw|passe|secret|key|token|cle|authorization|cookie/iu,
+    re: /((?<![A-Za-z0-9])(?:new|current)?(?:password|passwd|mot_?de_?passe|secret|access_?key|x-access-key|session_token|(?:id_|access_|refresh_)?token|cle|authorization|cookie)["']?\s*[:=]\s*)(?:"((?:[^"\\]|\\.)*)"|'?((?!\[|Bearer\s|Basic\s)[^\s"',;&}\]]+))/giu,
+    replace: (match, key, quoted, bare) => {
+      if (quoted !== undefined) return quoted === MASQUE || quoted === '' ? match : `${key}"${MASQUE}"`;
+      return bare === MASQUE ? match : `${key}${MASQUE}`;
+    },
+  },
+  {
+    // Authorization: Bearer xxx
+    guard: /bearer|basic/iu,
+    re: /(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}/giu,
+    replace: (_match, prefix) => `${prefix}${MASQUE}`,
+  },
+  {
+    // A JSON Web Token (better-auth's e-mail verification tokens are JWTs).
+    guard: /eyJ/u,
+    re: /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/gu,
+    replace: () => MASQUE,
+  },
+];
+
+/** In free text, also any long word that looks like a token (24+ letters, digits, - or _, with a digit). */
+const MOT_JETON: Regle = {
+  guard: /[A-Za-z0-9_-]{24}/u,
+  re: /(?<![A-Za-z0-9_-])(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{24,}(?![A-Za-z0-9_-])/gu,
+  replace: () => MASQUE,
+};
+
+function appliquer(text: string, regles: Regle[]): string {
+  let out = text;
+  for (const regle of regles) {
+    if (regle.guard.test(out)) out = out.replace(regle.re, regle.replace as (substring: string, ...args: unknown[]) => string);
+  }
+  return out;
+}
+
+/** A log line (JSON) with every secret-looking part masked. */
+export function masquerLigne(line: string): string {
+  return appliquer(line, REGLES);
+}
+
+const REGLES_TEXTE = [...REGLES, MOT_JETON];
+
+/** A free-text message (better-auth's, an error's) with every secret-looking part masked. */
+export function masquerTexte(text: string): string {
+  return appliquer(text, REGLES_TEXTE);
+}
+
+/** A request URL as logged: query values (but harmless ones) and token-like path segments masked. */
+export function masquerUrl(url: string): string {
+  const q = url.indexOf('?');
+  const path = (q === -1 ? url : url.slice(0, q))
+    .split('/')
+    .map((segment, i, all) => (all[i - 1] === 'reset-password' || /^[A-Za-z0-9_\-%]{40,}$/u.test(segment) ? MASQUE : segment))
+    .join('/');
+  return q === -1 ? path : path + masquerLigne(url.slice(q));
+}
+
+/**
+ * The pino options of the app's logger: levels and destination come from the caller, the redaction
+ * from here (buildApp always adds them, tests included).
+ */
+export function optionsJournal(): Record<string, unknown> {
+  return {
+    redact: { paths: CHEMINS_MASQUES, censor: MASQUE },
+    serializers: {
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: masquerUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
+    hooks: {
+      logMethod(this: unknown, args: unknown[], method: (...a: unknown[]) => void) {
+        for (let i = 0; i < args.length; i++) {
+          const arg = args[i];
+          if (typeof arg === 'string') args[i] = masquerTexte(arg);
+        }
+        method.apply(this, args);
+      },
+      streamWrite: masquerLigne,
+    },
+  };
+}
