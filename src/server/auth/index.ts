@@ -1,28 +1,59 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { dictionary } from '@zxcvbn-ts/language-common';
 import { betterAuth } from 'better-auth';
-import { APIError, createAuthMiddleware, getOAuthState } from 'better-auth/api';
+import { APIError, createAuthMiddleware, getOAuthState, getSessionFromCtx } from 'better-auth/api';
 import { fromNodeHeaders } from 'better-auth/node';
 import { genericOAuth } from 'better-auth/plugins/generic-oauth';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_MAX, MOT_DE_PASSE_MIN } from '../../domain/compte.js';
+import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_MAX, MOT_DE_PASSE_MIN, nomsDepuisNomAffiche } from '../../domain/compte.js';
 import type { Config } from '../config.js';
 import type { Db, DbKind } from '../db/index.js';
+import { ApiError } from '../errors.js';
 import { mailConfirmationAdresse, mailNouveauMotDePasse } from '../features/compte/mails.js';
 import type { Mailer } from '../mail/index.js';
+import { motDePasseTropFacile, type Personne } from './motsDePasse.js';
+import { AccountThrottle, messageVerrouillage, ThrottleRepository, type ThrottleRule, type ThrottleScope } from './throttle.js';
+import { cookieOptions, keepSession, SESSION_OPTIONS, sessionRules } from './sessions.js';
+import { withHashedSessionTokens } from './sessions-tokens.js';
 
-/** 49,000 most common passwords (zxcvbn's list), compared in lowercase. */
-const COMMON_PASSWORDS = new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
-export const COMMON_PASSWORD_COUNT = COMMON_PASSWORDS.size;
+export { COMMON_PASSWORD_COUNT } from './motsDePasse.js';
 
-export function isCommonPassword(password: string): boolean {
-  return COMMON_PASSWORDS.has(password.toLowerCase());
+/**
+ * Too easy to guess (motsDePasse.ts): the 49,000 most common passwords, French words and names, keyboard
+ * walks, sequences, repetitions, the district, and, when known, the person's own e-mail and names.
+ */
+export function isCommonPassword(password: string, personne?: Personne): boolean {
+  return motDePasseTropFacile(password, personne);
 }
 
 /** Endpoints that set a password: the common-password rule applies to each. */
 const PASSWORD_PATHS = new Set(['/sign-up/email', '/reset-password', '/change-password']);
+
+type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+
+/**
+ * Who is setting the password, so that their e-mail and names are refused as one: the sign-up's body, the
+ * signed-in user changing it, the owner of a reset link. Unknown (a bad link): the list rules alone.
+ */
+async function personneOf(ctx: HookContext): Promise<Personne | undefined> {
+  const body = (ctx.body ?? {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  try {
+    if (ctx.path === '/sign-up/email') return { email: text(body.email), nom: text(body.nom), prenom: text(body.prenom), name: text(body.name) };
+    if (ctx.path === '/change-password') {
+      const session = await getSessionFromCtx(ctx);
+      return session ? (session.user as Personne) : undefined;
+    }
+    const token = text(body.token) ?? text((ctx.query as Record<string, unknown> | undefined)?.token);
+    if (!token) return undefined;
+    const verification = await ctx.context.internalAdapter.findVerificationValue(`reset-password:${token}`);
+    const user = verification ? await ctx.context.internalAdapter.findUserById(verification.value) : null;
+    return user ? (user as Personne) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The secret that signs sessions and e-mail links: AUTH_SECRET, else one generated once and kept in DATA_DIR. */
 export function authSecret(config: Config): string {
@@ -40,7 +71,12 @@ export function authSecret(config: Config): string {
 
 export interface AuthRateLimits {
   signIn: { window: number; max: number } | false;
+  /** Per-account throttling (throttle.ts), always on; its defaults are DEFAULT_THROTTLE. */
+  account?: Partial<Record<ThrottleScope, ThrottleRule>>;
 }
+
+/** Endpoints counted per e-mail address (throttle.ts), on top of the per-IP limit. */
+const THROTTLED_PATHS: Record<string, ThrottleScope> = { '/sign-in/email': 'sign-in', '/request-password-reset': 'reset' };
 
 export function createAuth(deps: {
   config: Config;
@@ -55,6 +91,7 @@ export function createAuth(deps: {
 }) {
   const { config, mailer } = deps;
   const origin = new URL(config.publicUrl).origin;
+  const throttle = new AccountThrottle({ repository: new ThrottleRepository(deps.db), secret: authSecret(config), rules: deps.rateLimit.account });
   const google = config.google;
   return betterAuth({
     appName: 'Quartier Vivant',
@@ -64,12 +101,15 @@ export function createAuth(deps: {
     baseURL: origin,
     basePath: '/app/api/auth',
     secret: authSecret(config),
-    // The app's own Kysely instance: better-auth's camelCase names become snake_case columns.
+    // The app's own Kysely instance: better-auth's camelCase names become snake_case columns; session
+    // tokens are stored hashed on the way (sessions-tokens.ts, docs/decisions/0011-session-tokens.md).
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    database: { db: deps.db as any, type: deps.kind, transaction: true },
+    database: { db: withHashedSessionTokens(deps.db) as any, type: deps.kind, transaction: true },
     trustedOrigins: [origin],
     // Sign-up goes through /app/api/user/inscription (French validation, invitation, relations).
-    disabledPaths: ['/sign-up/email'],
+    // Profiles change through PATCH /user/me and POST /user/me/pic (French validation, the picture's path
+    // kept in its owner's folder): better-auth's own writers of user and session fields are closed.
+    disabledPaths: ['/sign-up/email', '/update-user', '/update-session'],
     emailAndPassword: {
       enabled: true,
       minPasswordLength: MOT_DE_PASSE_MIN,
@@ -77,8 +117,12 @@ export function createAuth(deps: {
       requireEmailVerification: false,
       autoSignIn: true,
       revokeSessionsOnPasswordReset: true,
+      // The owner proved they read the address's mail: a lock on signing in to it ends.
+      onPasswordReset: async ({ user }) => {
+        await throttle.forget('sign-in', user.email);
+      },
       sendResetPassword: async ({ user, url }) => {
-        mailer.send(mailNouveauMotDePasse(user.email, url));
+        await mailer.enqueue(mailNouveauMotDePasse(user.email, url));
       },
     },
     emailVerification: {
@@ -86,20 +130,23 @@ export function createAuth(deps: {
       autoSignInAfterVerification: true,
       expiresIn: 24 * 3600,
       sendVerificationEmail: async ({ user, url }) => {
-        mailer.send(mailConfirmationAdresse(user.email, url));
+        await mailer.enqueue(mailConfirmationAdresse(user.email, url));
       },
     },
     user: {
-      changeEmail: { enabled: true },
+      // The address changes only once the link sent to the new one is opened (never straight away, unverified).
+      changeEmail: { enabled: true, updateEmailWithoutVerification: false },
       additionalFields: {
         nom: { type: 'string', required: false, defaultValue: '' },
         prenom: { type: 'string', required: false, defaultValue: '' },
         userType: { type: 'string', required: false, input: false, defaultValue: 'habitant' },
       },
     },
-    session: { expiresIn: 30 * 24 * 3600, updateAge: 24 * 3600 },
+    // Idle and absolute limits by role, and the password change ending other sessions: sessions.ts.
+    session: SESSION_OPTIONS,
     plugins: google
       ? [
+          sessionRules(deps.db),
           genericOAuth({
             config: [
               {
@@ -110,15 +157,16 @@ export function createAuth(deps: {
                 scopes: ['openid', 'email', 'profile'],
                 pkce: true,
                 // docs/produit.md « Comptes »: the display name's first word goes to nom, the second to prenom.
+                // Cleaned like the profile form's names: capitalised, no control characters or <>, 100 characters at most.
                 mapProfileToUser: (profile) => {
-                  const words = (typeof profile.name === 'string' ? profile.name : '').trim().split(/\s+/u);
-                  return { nom: words[0] ?? '', prenom: words[1] ?? '' };
+                  const { nom, prenom } = nomsDepuisNomAffiche(profile.name);
+                  return { nom, prenom, name: `${prenom} ${nom}`.trim() || 'Habitant' };
                 },
               },
             ],
           }),
         ]
-      : [],
+      : [sessionRules(deps.db)],
     rateLimit: deps.rateLimit.signIn
       ? {
           enabled: true,
@@ -133,7 +181,7 @@ export function createAuth(deps: {
         }
       : { enabled: false },
     advanced: {
-      cookiePrefix: 'qv',
+      ...cookieOptions(config.publicUrl),
       ipAddress: { ipAddressHeaders: ['x-qv-client-ip'] },
     },
     databaseHooks: {
@@ -154,12 +202,32 @@ export function createAuth(deps: {
     },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
-        if (!ctx.path || !PASSWORD_PATHS.has(ctx.path)) return;
+        if (!ctx.path) return;
+        const scope = THROTTLED_PATHS[ctx.path];
+        const email = (ctx.body as { email?: unknown } | undefined)?.email;
+        if (scope && typeof email === 'string') {
+          const verdict = await throttle.attempt(scope, email);
+          if (!verdict.allowed) {
+            throw new APIError(
+              'TOO_MANY_REQUESTS',
+              { message: messageVerrouillage(scope, verdict.retryAfterSeconds), code: 'ACCOUNT_LOCKED' },
+              { 'retry-after': String(verdict.retryAfterSeconds) },
+            );
+          }
+        }
+        if (!PASSWORD_PATHS.has(ctx.path)) return;
         const body = ctx.body as { password?: unknown; newPassword?: unknown } | undefined;
         const password = body?.newPassword ?? body?.password;
-        if (typeof password === 'string' && isCommonPassword(password)) {
+        if (typeof password === 'string' && isCommonPassword(password, await personneOf(ctx))) {
+          // The app's own services (sign-up calls auth.api) get the app's error, with the field named.
+          if (!ctx.request) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
           throw new APIError('BAD_REQUEST', { message: MOT_DE_PASSE_COURANT, code: 'PASSWORD_TOO_COMMON' });
         }
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        // A successful sign-in forgets the address's failures.
+        const email = (ctx.body as { email?: unknown } | undefined)?.email;
+        if (ctx.path === '/sign-in/email' && ctx.context.newSession && typeof email === 'string') await throttle.forget('sign-in', email);
       }),
     },
   });
@@ -180,5 +248,7 @@ export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<
   const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
   if (!session) return null;
   const user = session.user as typeof session.user & { userType?: string };
+  // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
+  if (!(await keepSession(request.server.deps.db, session.session, user.userType))) return null;
   return { id: user.id, email: user.email, userType: user.userType ?? 'habitant' };
 }

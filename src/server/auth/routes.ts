@@ -74,10 +74,13 @@ export default async function authRoutes(scope: FastifyInstance): Promise<void> 
         }),
       );
       if (response.status === 429) {
+        // The per-account lock (throttle.ts) says how long it lasts; the per-IP limiter answers the generic message.
+        const body = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown } | null;
+        const locked = body?.code === 'ACCOUNT_LOCKED' && typeof body.message === 'string';
         return reply
           .status(429)
-          .header('retry-after', response.headers.get('x-retry-after') ?? '60')
-          .send(errorBody('RATE_LIMITED', MESSAGES.tropDeTentatives));
+          .header('retry-after', response.headers.get(locked ? 'retry-after' : 'x-retry-after') ?? '60')
+          .send(errorBody('RATE_LIMITED', locked ? String(body.message) : MESSAGES.tropDeTentatives));
       }
       const cookies = response.headers.getSetCookie();
       if (cookies.length > 0) reply.header('set-cookie', cookies);

@@ -1,0 +1,130 @@
+import type { BetterAuthOptions, BetterAuthPlugin } from 'better-auth';
+import { createAuthMiddleware } from 'better-auth/api';
+import { deleteSessionCookie } from 'better-auth/cookies';
+import { isGestionnaire } from '../../domain/compte.js';
+import type { Db } from '../db/index.js';
+
+/**
+ * How long a session lives (docs/produit.md « Comptes », ASVS 3.3): a manager's or an admin's session
+ * ends after 30 minutes without a request and 12 hours after the sign-in whatever its activity; a
+ * resident's after 30 days without a request and 90 days after the sign-in. The role read is the
+ * account's role now, so a promotion takes the shorter limits at the next request.
+ */
+export const SESSION_LIMITS = {
+  gestion: { idleMs: 30 * 60_000, absoluteMs: 12 * 3600_000 },
+  habitant: { idleMs: 30 * 24 * 3600_000, absoluteMs: 90 * 24 * 3600_000 },
+} as const;
+
+/** The activity time is written at most once a minute per session (not on every request). */
+export const ACTIVITY_WRITE_EVERY_MS = 60_000;
+
+/** better-auth's own sliding expiry: the residents' idle limit; its refresh writes at most once a day. */
+export const SESSION_EXPIRES_IN_S = SESSION_LIMITS.habitant.idleMs / 1000;
+export const SESSION_UPDATE_AGE_S = 24 * 3600;
+
+/** The session fields the limits read (better-auth's session, with lastActiveAt of migration 0008). */
+export interface SessionTimes {
+  id: string;
+  createdAt: Date | string;
+  lastActiveAt?: Date | string | null;
+}
+
+function time(value: Date | string | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  const ms = (value instanceof Date ? value : new Date(value)).getTime();
+  return Number.isFinite(ms) ? ms : null;
+}
+
+export type SessionVerdict = 'over' | 'touch' | 'keep';
+
+/** Whether a session has ended by the limits of `userType`, or its activity time is due for a write. */
+export function sessionVerdict(session: SessionTimes, userType: string | null | undefined, now = Date.now()): SessionVerdict {
+  const limits = isGestionnaire(userType) ? SESSION_LIMITS.gestion : SESSION_LIMITS.habitant;
+  const created = time(session.createdAt);
+  if (created === null || now - created > limits.absoluteMs) return 'over';
+  const lastActive = Math.max(created, time(session.lastActiveAt) ?? created);
+  if (now - lastActive > limits.idleMs) return 'over';
+  return now - lastActive >= ACTIVITY_WRITE_EVERY_MS ? 'touch' : 'keep';
+}
+
+/**
+ * Applies the limits to a session just read: an ended session is deleted (false: the request is
+ * anonymous), an active one gets its activity time written when due.
+ */
+export async function keepSession(db: Db, session: SessionTimes, userType: string | null | undefined): Promise<boolean> {
+  const verdict = sessionVerdict(session, userType);
+  if (verdict === 'over') {
+    await db.deleteFrom('session').where('id', '=', session.id).execute();
+    return false;
+  }
+  if (verdict === 'touch') {
+    // ISO text: what better-auth writes for dates on SQLite; PostgreSQL reads it into its timestamptz.
+    await db.updateTable('session').set({ lastActiveAt: new Date().toISOString() }).where('id', '=', session.id).execute();
+  }
+  return true;
+}
+
+/**
+ * better-auth's side of the session rules:
+ * - every request to /app/api/auth/* carrying a session cookie first applies the limits, so that
+ *   /get-session, /change-password, /update-user… see an ended session as absent (the app's own routes
+ *   apply them in `sessionUser`, on the session they read anyway: no second look-up there);
+ * - /change-password always ends the account's other sessions, whatever the client sends
+ *   (`revokeOtherSessions`); the browser that changed it gets a new session cookie.
+ */
+export function sessionRules(db: Db): BetterAuthPlugin {
+  return {
+    id: 'qv-sessions',
+    hooks: {
+      before: [
+        {
+          // HTTP requests only: the server's own auth.api.getSession (sessionUser) applies the limits itself.
+          matcher: (ctx) => ctx.request !== undefined,
+          handler: createAuthMiddleware(async (ctx) => {
+            const token = await ctx.getSignedCookie(ctx.context.authCookies.sessionToken.name, ctx.context.secret);
+            if (!token) return;
+            const found = await ctx.context.internalAdapter.findSession(token);
+            if (!found) return;
+            const user = found.user as typeof found.user & { userType?: string };
+            if (!(await keepSession(db, found.session as SessionTimes, user.userType))) deleteSessionCookie(ctx);
+          }),
+        },
+        {
+          matcher: (ctx) => ctx.path === '/change-password',
+          handler: createAuthMiddleware(async (ctx) => {
+            const body = ctx.body as Record<string, unknown> | undefined;
+            if (!body || typeof body !== 'object') return;
+            return { context: { body: { ...body, revokeOtherSessions: true } } };
+          }),
+        },
+      ],
+    },
+  };
+}
+
+/** The session fields better-auth reads and returns beside its own. */
+export const SESSION_OPTIONS = {
+  expiresIn: SESSION_EXPIRES_IN_S,
+  updateAge: SESSION_UPDATE_AGE_S,
+  additionalFields: {
+    lastActiveAt: { type: 'date', required: false, input: false },
+  },
+} satisfies BetterAuthOptions['session'];
+
+/**
+ * Cookie names and attributes. Over http (localhost, tests) the session cookie is `qv.session_token`.
+ * Behind HTTPS it is `__Host-qv.session_token`: Secure, Path=/, no Domain, so neither a sibling
+ * sub-domain nor a plain-http page can set or shadow it (better-auth would only say `__Secure-`).
+ */
+export function cookieOptions(publicUrl: string): Pick<NonNullable<BetterAuthOptions['advanced']>, 'cookiePrefix' | 'useSecureCookies' | 'cookies' | 'defaultCookieAttributes'> {
+  const https = new URL(publicUrl).protocol === 'https:';
+  if (!https) return { cookiePrefix: 'qv' };
+  const host = (name: string) => ({ name: `__Host-qv.${name}`, attributes: { secure: true, path: '/' } });
+  return {
+    cookiePrefix: 'qv',
+    // The prefix is ours (`__Host-`), so better-auth's own (`__Secure-`) is turned off; every cookie stays Secure.
+    useSecureCookies: false,
+    defaultCookieAttributes: { secure: true },
+    cookies: { session_token: host('session_token'), session_data: host('session_data'), dont_remember: host('dont_remember') },
+  };
+}

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestContext } from './helpers.js';
+
+/**
+ * better-auth's own profile writers are closed: names and the picture change only through PATCH /user/me
+ * and POST /user/me/pic (French validation, the picture's path kept in its owner's folder).
+ */
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestApp();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+let counter = 0;
+async function signUp() {
+  counter += 1;
+  const email = `profil${counter}@example.org`;
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/app/api/user/inscription',
+    payload: { nom: 'Martin', prenom: 'Hélène', birthday: '1980-04-12', residence: 'Les Lauriers', rue: 'Avenue Marcel-Pagnol', email, password: 'un jardin sous la pluie' },
+  });
+  expect(res.statusCode).toBe(201);
+  const raw = res.headers['set-cookie'];
+  const list = Array.isArray(raw) ? raw.map(String) : [String(raw)];
+  const cookie = list.map((c) => c.split(';')[0] ?? '').filter((c) => !c.endsWith('=')).join('; ');
+  return { email, cookie, uid: res.json().data.uid as string };
+}
+
+const userRow = (email: string) => ctx.app.deps.db.selectFrom('user').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+
+describe('/auth/update-user and /auth/update-session', () => {
+  it('refuses to set the picture path, the names or the display name, and leaves the row as it was', async () => {
+    const victim = await signUp();
+    const attacker = await signUp();
+    const before = await userRow(attacker.email);
+    const html = `<img src=x onerror=alert(1)>${'<b>x</b>'.repeat(1750)}`;
+    expect(html.length).toBeGreaterThanOrEqual(14_000);
+    for (const payload of [
+      { image: `/x?v=../${victim.uid}/0123456789abcdef` },
+      { nom: html },
+      { prenom: html, name: html },
+      { name: 'Quelqu’un d’autre' },
+      { userType: 'admin' },
+    ]) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/update-user', headers: { cookie: attacker.cookie }, payload });
+      expect([Object.keys(payload).join(), res.statusCode >= 400 && res.statusCode < 500]).toEqual([Object.keys(payload).join(), true]);
+      expect(res.json().error.message).toMatch(/[a-zé]/u);
+    }
+    const session = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/update-session', headers: { cookie: attacker.cookie }, payload: { userId: victim.uid } });
+    expect(session.statusCode).toBeGreaterThanOrEqual(400);
+    expect(session.statusCode).toBeLessThan(500);
+    expect(await userRow(attacker.email)).toEqual(before);
+  });
+});
+
+describe('/auth/change-email', () => {
+  it('changes nothing until the link sent to the new address is opened; an unverified account stays unverified', async () => {
+    const { email, cookie } = await signUp();
+    const newEmail = `autre.${email}`;
+    const res = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/change-email', headers: { cookie }, payload: { newEmail, callbackURL: '/profile' } });
+    expect(res.statusCode).toBe(200);
+    const row = await userRow(email);
+    expect([row.email, Boolean(row.emailVerified)]).toEqual([email, false]);
+
+    await ctx.app.deps.mailer.idle();
+    const dir = path.join(ctx.dataDir, 'mail');
+    const mail = fs
+      .readdirSync(dir)
+      .map((f) => fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/gu, '').replace(/=3D/gu, '='))
+      .find((m) => m.includes(`To: ${newEmail}`))!;
+    const link = new URL(/https?:\/\/\S+verify-email\S+/u.exec(mail)![0]);
+    await ctx.app.inject({ method: 'GET', url: link.pathname + link.search, headers: { cookie } });
+    const after = await ctx.app.deps.db.selectFrom('user').select(['email', 'emailVerified']).where('id', '=', row.id).executeTakeFirstOrThrow();
+    expect([after.email, Boolean(after.emailVerified)]).toEqual([newEmail, false]);
+  });
+});
