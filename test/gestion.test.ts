@@ -18,12 +18,64 @@ async function create(body: Record<string, unknown>, cookie?: string) {
   return res.json().data;
 }
 
+/** The undo window of status changes (`delaiAnnulationMs`, read by the service at each change). */
+const fenetre = (ms: number) => Object.assign(ctx.config, { delaiAnnulationMs: ms });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** The app on a loopback port (once), for live-event streams read with fetch. */
+let listening: string | undefined;
+async function baseUrl(): Promise<string> {
+  if (!listening) {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    listening = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+  }
+  return listening;
+}
+
+/** Reads a live-event stream as text. */
+async function stream(url: string, cookie?: string) {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers: cookie ? { cookie } : {}, signal: controller.signal });
+  expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  const reader = res.body!.getReader();
+  let text = '';
+  return {
+    async until(predicate: (t: string) => boolean) {
+      while (!predicate(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      return text;
+    },
+    text: () => text,
+    close: () => controller.abort(),
+  };
+}
+
+/** The e-mails written for an address (DATA_DIR/mail), soft line breaks and accents decoded. */
+async function mailsTo(email: string): Promise<string[]> {
+  await ctx.app.deps.mailer.idle();
+  const dir = path.join(ctx.dataDir, 'mail');
+  if (!fs.existsSync(dir)) return [];
+  const decode = (raw: string) =>
+    Buffer.from(raw.replace(/=\r?\n/gu, '').replace(/=([0-9A-F]{2})/gu, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
+    .map((f) => decode(fs.readFileSync(path.join(dir, f), 'utf8')))
+    .filter((m) => m.includes(`To: ${email}`));
+}
+const statusMails = async (email: string) => (await mailsTo(email)).filter((m) => m.includes('Nouveau statut'));
+
 const list = (query: string, cookie = manager.cookie) => ctx.app.inject({ method: 'GET', url: `/app/api/logement?${query}`, headers: { cookie } });
 const TYPES = ['studio', 't2', 't3', 't4', 't5', 't6'];
 const numeros = (res: { json(): { data: { numeroUnique: string }[] } }) => res.json().data.map((d) => d.numeroUnique);
 
 beforeAll(async () => {
   ctx = await createTestApp();
+  // The e-mails of status changes leave at once, except in the tests of the undo window, which set it.
+  fenetre(0);
   manager = await createAccount(ctx, 'manager', { prenom: 'Maëlle', nom: 'Gestionnaire' });
   admin = await createAccount(ctx, 'admin');
   habitant = await createAccount(ctx, 'habitant');
@@ -69,6 +121,7 @@ describe('role matrix', () => {
     ['GET', '/app/api/logement/all'],
     ['GET', '/app/api/logement/export.csv'],
     ['POST', '/app/api/logement/update/status'],
+    ['POST', '/app/api/logement/update/status/annuler'],
     ['GET', '/app/api/evenements'],
   ] as const;
 
@@ -240,6 +293,149 @@ describe('POST /logement/update/status', () => {
   });
 });
 
+describe('undo a status change for 10 s, and the reason of a refusal (issue 9 point 12)', () => {
+  const change = (payload: Record<string, unknown>, cookie = manager.cookie) =>
+    ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie }, payload });
+  const annuler = (id: unknown, cookie = manager.cookie) =>
+    ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status/annuler', headers: { cookie }, payload: { id } });
+  const stored = (numeroUnique: string) =>
+    ctx.app.deps.db.selectFrom('housingRequests').select(['id', 'statutDeLaDemande', 'statutRang']).where('numeroUnique', '=', numeroUnique).executeTakeFirstOrThrow();
+  const history = async (numeroUnique: string, headers: Record<string, string> = {}) =>
+    (await ctx.app.inject({ method: 'GET', url: `/app/api/logement/${numeroUnique}/historique`, headers })).json().data as { vers: string; motif?: string }[];
+
+  it('answers how to undo (id, until change time + the window), and e-mails the resident only once the window has closed', async () => {
+    fenetre(1500);
+    await create(demande({ numeroUnique: '013undo00001', email: 'fenetre@example.org' }));
+    const res = await change({ logementId: '013undo00001', newStatus: 'Passage CAL' });
+    expect(res.statusCode).toBe(200);
+    const { annulation, updatedAt } = res.json().data;
+    expect(annulation).toEqual({ id: expect.any(String), jusqua: new Date(Date.parse(updatedAt) + 1500).toISOString() });
+    // Before the time: no e-mail written, even when the outbox is asked to deliver what is due.
+    expect(await statusMails('fenetre@example.org')).toEqual([]);
+    await sleep(Date.parse(annulation.jusqua) - Date.now() + 50);
+    const mails = await statusMails('fenetre@example.org');
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toContain('Nouveau statut : Passage CAL.');
+    // Setting the same status again changes nothing: nothing to undo.
+    expect((await change({ logementId: '013undo00001', newStatus: 'Passage CAL' })).json().data.annulation).toBeNull();
+  });
+
+  it('undoes within the window: the previous status and rank come back, the live streams hear it, the history forgets it, no e-mail ever leaves', async () => {
+    fenetre(3000);
+    await create(demande({ numeroUnique: '013undo00002', email: 'annule@example.org' }));
+    const before = await stored('013undo00002');
+    const live = await stream(`${await baseUrl()}/app/api/evenements`, manager.cookie);
+    await live.until((t) => t.includes('retry:'));
+
+    const res = await change({ logementId: '013undo00002', newStatus: 'Refusé', motif: 'Dossier incomplet.' });
+    expect((await stored('013undo00002')).statutDeLaDemande).toBe('Refusé');
+    await live.until((t) => t.includes('"statutDeLaDemande":"Refusé"'));
+
+    const undo = await annuler(res.json().data.annulation.id);
+    expect(undo.statusCode).toBe(200);
+    expect(undo.json().data).toEqual({ numeroUnique: '013undo00002', statutDeLaDemande: 'En attente des documents', updatedAt: expect.any(String) });
+    expect(await stored('013undo00002')).toEqual(before);
+    const heard = await live.until((t) => (t.match(/event: statut/gu) ?? []).length >= 2);
+    const events = [...heard.matchAll(/event: statut\ndata: (.*)\n/gu)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+    expect(events.filter((e) => e.numeroUnique === '013undo00002').map((e) => [e.de, e.statutDeLaDemande])).toEqual([
+      ['En attente des documents', 'Refusé'],
+      ['Refusé', 'En attente des documents'],
+    ]);
+    live.close();
+
+    for (const headers of [{}, { 'x-access-key': keys['013undo00002']! }, { cookie: manager.cookie }] as Record<string, string>[]) {
+      expect((await history('013undo00002', headers)).map((h) => h.vers)).toEqual(['En attente des documents']);
+    }
+    // The managers' trace stays in the database.
+    const trace = await ctx.app.deps.db.selectFrom('statusEvents').selectAll().where('housingRequestId', '=', before.id).where('toStatus', '=', 'Refusé').executeTakeFirstOrThrow();
+    expect(trace).toMatchObject({ undoneBy: manager.uid, motif: 'Dossier incomplet.' });
+    expect(trace.undoneAt).not.toBeNull();
+
+    await sleep(3100);
+    expect(await statusMails('annule@example.org')).toEqual([]);
+    expect(await mailsTo('annule@example.org')).toHaveLength(1);
+    // Undoing again answers the same, and changes nothing.
+    expect((await annuler(res.json().data.annulation.id)).json().data.statutDeLaDemande).toBe('En attente des documents');
+  });
+
+  it('refuses to undo after the window (409 TROP_TARD, in French): the status stays and its e-mail leaves', async () => {
+    fenetre(300);
+    await create(demande({ numeroUnique: '013undo00003', email: 'tard@example.org' }));
+    const res = await change({ logementId: '013undo00003', newStatus: 'Attribué' });
+    await sleep(Date.parse(res.json().data.annulation.jusqua) - Date.now() + 20);
+    const late = await annuler(res.json().data.annulation.id);
+    expect(late.statusCode).toBe(409);
+    expect(late.json().error).toEqual({ code: 'TROP_TARD', message: "Trop tard pour annuler : l'e-mail est déjà parti." });
+    expect(await stored('013undo00003')).toMatchObject({ statutDeLaDemande: 'Attribué', statutRang: 60 });
+    expect((await history('013undo00003')).map((h) => h.vers)).toEqual(['En attente des documents', 'Attribué']);
+    expect(await statusMails('tard@example.org')).toHaveLength(1);
+  });
+
+  it('gives each of two quick changes its own e-mail; the first can no longer be undone once the second is made, the second can', async () => {
+    fenetre(2000);
+    await create(demande({ numeroUnique: '013undo00004', email: 'deux@example.org' }));
+    const first = (await change({ logementId: '013undo00004', newStatus: 'Demande envoyée' })).json().data.annulation;
+    const second = (await change({ logementId: '013undo00004', newStatus: 'Refusé' })).json().data.annulation;
+    const refused = await annuler(first.id);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.code).toBe('TROP_TARD');
+    expect((await stored('013undo00004')).statutDeLaDemande).toBe('Refusé');
+    expect((await annuler(second.id)).json().data.statutDeLaDemande).toBe('Demande envoyée');
+    expect(await stored('013undo00004')).toMatchObject({ statutDeLaDemande: 'Demande envoyée', statutRang: 30 });
+    await sleep(Date.parse(second.jusqua) - Date.now() + 50);
+    const mails = await statusMails('deux@example.org');
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toContain('Nouveau statut : Demande envoyée.');
+  });
+
+  it('answers 404 for an unknown change, and 400 for a body without id', async () => {
+    const unknown = await annuler('8d3f2a52-1c1e-4d0c-9f43-2f6a5e0b7c11');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toEqual({ code: 'NOT_FOUND', message: "Ce changement de statut n'existe pas." });
+    expect((await annuler('')).statusCode).toBe(400);
+    expect((await annuler(undefined)).json().error.fields.id).toBe('id est obligatoire.');
+  });
+
+  it('keeps the reason of a refusal: in its e-mail, and in the history for the key holder, the owner and managers, never for anyone else', async () => {
+    fenetre(0);
+    const ownerCreated = await create(demande({ numeroUnique: '013undo00005', email: 'motif@example.org' }), owner.cookie);
+    expect(ownerCreated.numeroUnique).toBe('013undo00005');
+    const motif = "Revenus au-dessus du plafond\nPLUS pour un T3 (avis d'imposition 2025).";
+    const res = await change({ logementId: '013undo00005', newStatus: 'Refusé', motif: `  ${motif}  ` });
+    expect(res.statusCode).toBe(200);
+    const row = await stored('013undo00005');
+    const event = await ctx.app.deps.db.selectFrom('statusEvents').select('motif').where('housingRequestId', '=', row.id).where('toStatus', '=', 'Refusé').executeTakeFirstOrThrow();
+    expect(event.motif).toBe(motif);
+
+    for (const headers of [{ 'x-access-key': keys['013undo00005']! }, { cookie: owner.cookie }, { cookie: manager.cookie }] as Record<string, string>[]) {
+      expect((await history('013undo00005', headers)).at(-1)).toMatchObject({ vers: 'Refusé', motif });
+    }
+    for (const headers of [{}, { cookie: habitant.cookie }, { 'x-access-key': keys['013list00000']! }] as Record<string, string>[]) {
+      const last = (await history('013undo00005', headers)).at(-1)!;
+      expect(last.vers).toBe('Refusé');
+      expect(last).not.toHaveProperty('motif');
+    }
+    const mails = await statusMails('motif@example.org');
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toContain('Nouveau statut : Refusé.');
+    expect(mails[0]).toContain(motif);
+  });
+
+  it('refuses a reason with any status but « Refusé » (400, in French), and a reason over 1000 characters', async () => {
+    await create(demande({ numeroUnique: '013undo00006' }));
+    const attribue = await change({ logementId: '013undo00006', newStatus: 'Attribué', motif: 'Bravo' });
+    expect(attribue.statusCode).toBe(400);
+    expect(attribue.json().error.code).toBe('VALIDATION');
+    expect(attribue.json().error.fields).toEqual({ motif: 'Un motif ne peut accompagner que le statut « Refusé ».' });
+    const long = await change({ logementId: '013undo00006', newStatus: 'Refusé', motif: 'x'.repeat(1001) });
+    expect(long.statusCode).toBe(400);
+    expect(long.json().error.fields.motif).toBe('Le motif ne doit pas dépasser 1000 caractères.');
+    expect((await stored('013undo00006')).statutDeLaDemande).toBe('En attente des documents');
+    // A blank reason is no reason.
+    expect((await change({ logementId: '013undo00006', newStatus: 'Attribué', motif: '   ' })).statusCode).toBe(200);
+  });
+});
+
 describe('managers read everything', () => {
   it('opens the full detail and every document, and zips them all', async () => {
     const body = await multipart([
@@ -303,27 +499,8 @@ describe('CSV export', () => {
 
 describe('live updates (Server-Sent Events)', () => {
   it('sends a status change to a manager’s list stream and to the detail page stream of that request only', async () => {
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
-    const read = async (url: string, cookie?: string) => {
-      const controller = new AbortController();
-      const res = await fetch(url, { headers: cookie ? { cookie } : {}, signal: controller.signal });
-      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-      const reader = res.body!.getReader();
-      let text = '';
-      return {
-        async until(predicate: (t: string) => boolean) {
-          while (!predicate(text)) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            text += new TextDecoder().decode(value);
-          }
-          return text;
-        },
-        text: () => text,
-        close: () => controller.abort(),
-      };
-    };
+    const base = await baseUrl();
+    const read = stream;
     const all = await read(`${base}/app/api/evenements`, manager.cookie);
     const one = await read(`${base}/app/api/evenements?numero=013list00008`);
     const other = await read(`${base}/app/api/evenements?numero=013list00009`);

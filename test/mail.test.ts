@@ -1,6 +1,11 @@
-import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/server/app.js';
+import { createMailer, retryDelayMs } from '../src/server/mail/index.js';
 import { createTestApp, demande, type TestContext } from './helpers.js';
 
 // A real SMTP server on loopback: the mail goes through nodemailer's SMTP transport, not a file.
@@ -8,8 +13,9 @@ const received: { to: string[]; raw: string }[] = [];
 let smtp: SMTPServer;
 let ctx: TestContext;
 
-beforeAll(async () => {
-  smtp = new SMTPServer({
+/** An SMTP server that keeps what it receives in `received`. */
+function smtpServer(): SMTPServer {
+  return new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     onData(stream, session, callback) {
@@ -21,6 +27,10 @@ beforeAll(async () => {
       });
     },
   });
+}
+
+beforeAll(async () => {
+  smtp = smtpServer();
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
   ctx = await createTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Mairie annexe <mairie@example.org>' });
@@ -52,4 +62,112 @@ it('keeps the request when the mail server is down (the failure is only logged)'
   } finally {
     await down.close();
   }
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const emlIn = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
+const outboxRow = (app: FastifyInstance, subject: string) => app.deps.db.selectFrom('mailOutbox').selectAll().where('subject', '=', subject).executeTakeFirstOrThrow();
+
+/** A loopback port nothing listens on (yet). */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('the outbox (migration 0005): queued in the database, delivered by a loop, never lost', () => {
+  it('keeps a queued mail across a restart: nothing leaves at close, the next start sends it once due', async () => {
+    const first = await createTestApp();
+    const dir = path.join(first.dataDir, 'mail');
+    let second: FastifyInstance | undefined;
+    try {
+      await first.app.deps.mailer.enqueue({ to: 'redemarrage@example.org', subject: 'Après le redémarrage', text: 'Bonjour' }, { delayMs: 60_000 });
+      await first.app.close();
+      expect(emlIn(dir)).toEqual([]);
+      second = await buildApp(first.config, { logger: false });
+      await second.deps.mailer.idle();
+      expect(emlIn(dir)).toEqual([]);
+      // The minute has passed.
+      await second.deps.db.updateTable('mailOutbox').set({ sendAfter: new Date().toISOString() }).where('subject', '=', 'Après le redémarrage').execute();
+      await second.deps.mailer.idle();
+      const files = emlIn(dir);
+      expect(files).toHaveLength(1);
+      expect(fs.readFileSync(path.join(dir, files[0]!), 'utf8')).toContain('To: redemarrage@example.org');
+      // Sent: the row says when, and no longer holds the text.
+      expect(await outboxRow(second, 'Après le redémarrage')).toMatchObject({ attempts: 1, lastError: null, body: '', sentAt: expect.any(String) });
+    } finally {
+      await second?.close();
+      await first.close();
+    }
+  });
+
+  it('stops its loop when the app closes, before the database is closed (no error after close)', async () => {
+    const lines: string[] = [];
+    const ctx2 = await createTestApp({}, { logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } } });
+    try {
+      await ctx2.app.deps.mailer.enqueue({ to: 'fermeture@example.org', subject: 'Fermeture', text: 'Bonjour' }, { delayMs: 60_000 });
+      await ctx2.app.close();
+      // The loop looks every second: three looks would each have failed on the closed database.
+      await sleep(2500);
+      expect(lines).toEqual([]);
+    } finally {
+      await ctx2.close();
+    }
+  });
+
+  it('keeps a mail the SMTP server could not take, with the attempt and its error, and sends it at a later try', async () => {
+    const port = await freePort();
+    const down = await createTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}` });
+    let back: SMTPServer | undefined;
+    try {
+      await down.app.deps.mailer.enqueue({ to: 'reessai@example.org', subject: 'Réessai', text: 'Bonjour' });
+      await down.app.deps.mailer.idle();
+      const failed = await outboxRow(down.app, 'Réessai');
+      expect(failed).toMatchObject({ attempts: 1, sentAt: null, claimedAt: null, body: 'Bonjour' });
+      expect(failed.lastError).toMatch(/ECONNREFUSED/u);
+      // The next try is later (10 s after a first failure, doubling up to an hour).
+      expect(Date.parse(failed.sendAfter)).toBeGreaterThan(Date.now() + 5000);
+      expect(retryDelayMs(1)).toBe(10_000);
+      expect(retryDelayMs(3)).toBe(40_000);
+      expect(retryDelayMs(50)).toBe(3600_000);
+
+      // The mail server comes back, and the time of the next try comes.
+      back = smtpServer();
+      await new Promise<void>((resolve) => back!.listen(port, '127.0.0.1', resolve));
+      await down.app.deps.db.updateTable('mailOutbox').set({ sendAfter: new Date().toISOString() }).where('id', '=', failed.id).execute();
+      await down.app.deps.mailer.idle();
+      expect(received.filter((m) => m.to.includes('reessai@example.org'))).toHaveLength(1);
+      expect(await outboxRow(down.app, 'Réessai')).toMatchObject({ attempts: 2, sentAt: expect.any(String), body: '' });
+    } finally {
+      await down.close();
+      if (back) await new Promise<void>((resolve) => back!.close(() => resolve()));
+    }
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('delivers each mail once when instances share one PostgreSQL database, however they race', async () => {
+    const first = await createTestApp();
+    const second = await buildApp(first.config, { logger: false });
+    const dir = path.join(first.dataDir, 'mail');
+    // Two more delivery loops on each app's pool, as further instances would be; they only run when asked.
+    const workers = [first.app, second, first.app, second].map((app) =>
+      createMailer({ smtpUrl: undefined, mailDir: dir, from: 'Mairie <mairie@example.org>', log: app.log, outbox: { db: app.deps.db, kind: app.deps.dbKind, pollMs: 3600_000 } }),
+    );
+    try {
+      const count = 60;
+      for (let i = 0; i < count; i++) await first.app.deps.mailer.enqueue({ to: `instance${i}@example.org`, subject: `Message ${i}`, text: 'Bonjour' }, { delayMs: 1500 });
+      const { sendAfter } = await outboxRow(first.app, 'Message 59');
+      await sleep(Date.parse(sendAfter) - Date.now() + 5);
+      // Every loop claims at the same instant.
+      await Promise.all([first.app.deps.mailer.idle(), second.deps.mailer.idle(), ...workers.map((w) => w.idle())]);
+      const to = emlIn(dir).map((f) => /^To: (.*)$/mu.exec(fs.readFileSync(path.join(dir, f), 'utf8'))![1]);
+      expect(to.sort()).toEqual(Array.from({ length: count }, (_, i) => `instance${i}@example.org`).sort());
+      expect(await first.app.deps.db.selectFrom('mailOutbox').select('id').where('sentAt', 'is', null).execute()).toEqual([]);
+    } finally {
+      for (const w of workers) await w.close();
+      await second.close();
+      await first.close();
+    }
+  });
 });

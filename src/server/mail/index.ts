@@ -3,6 +3,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Db, DbKind } from '../db/index.js';
+import type { MailOutboxTable } from '../db/schema.js';
 
 export interface Mail {
   to: string;
@@ -10,16 +12,42 @@ export interface Mail {
   text: string;
 }
 
-/** Sends mail in the background; `idle()` waits for what is under way (shutdown, tests). */
+export interface EnqueueOptions {
+  /** The mail leaves no sooner than this many milliseconds from now (a status change's undo window). */
+  delayMs?: number;
+  /** Names the mail so that `cancel(key)` can withdraw it before it leaves. */
+  key?: string;
+  /** Written in this transaction: the mail exists if and only if what it tells is committed. */
+  trx?: Db;
+}
+
+/**
+ * The app's e-mails: every mail is first a row of `mail_outbox` (migration 0005), and a delivery loop
+ * sends the due rows, retrying failures: a mail is never lost, not even across a restart.
+ */
 export interface Mailer {
-  send(mail: Mail): void;
+  /** Queues a mail, with a delay, a key and a transaction (see EnqueueOptions). */
+  enqueue(mail: Mail, options?: EnqueueOptions): Promise<void>;
+  /** Withdraws a queued mail whose delivery has not started; false when it is gone, leaving or left. */
+  cancel(key: string, trx?: Db): Promise<boolean>;
+  /** Waits until the mails queued so far that are due have been delivered, or have failed once (tests, shutdown). */
   idle(): Promise<void>;
+  /** Stops the delivery loop; the rows not yet sent stay for the next start. */
+  close(): Promise<void>;
+}
+
+export interface OutboxOptions {
+  db: Db;
+  kind: DbKind;
+  /** How often the loop looks for due mails (default 1 s). */
+  pollMs?: number;
 }
 
 type Deliver = (mail: Mail & { from: string }) => Promise<void>;
 
 function smtpDeliver(smtpUrl: string): Deliver {
-  const transport = nodemailer.createTransport(smtpUrl);
+  // Bounded waits: a claimed row is taken back by another instance after CLAIM_TIMEOUT_MS.
+  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
   return async (mail) => {
     await transport.sendMail(mail);
   };
@@ -38,21 +66,212 @@ function fileDeliver(dir: string): Deliver {
   };
 }
 
-export function createMailer(options: { smtpUrl: string | undefined; mailDir: string; from: string; log: FastifyBaseLogger }): Mailer {
+export function createMailer(options: { smtpUrl: string | undefined; mailDir: string; from: string; log: FastifyBaseLogger; outbox: OutboxOptions }): Mailer {
   const deliver = options.smtpUrl ? smtpDeliver(options.smtpUrl) : fileDeliver(options.mailDir);
-  const pending = new Set<Promise<void>>();
-  return {
-    send(mail) {
-      const p = deliver({ ...mail, from: options.from })
-        .catch((error: unknown) => {
-          // The action that triggered the mail already succeeded: log, never fail it.
-          options.log.error({ err: error, to: mail.to, subject: mail.subject }, "L'envoi d'un e-mail a échoué");
-        })
-        .finally(() => pending.delete(p));
-      pending.add(p);
-    },
-    async idle() {
-      while (pending.size > 0) await Promise.all([...pending]);
-    },
-  };
+  return new OutboxMailer(deliver, options.from, options.log, options.outbox);
+}
+
+/** Rows claimed at once by one pass of the loop. */
+const BATCH = 10;
+/** A claim older than this is taken to be an instance that died while sending: the row is claimed again. */
+export const CLAIM_TIMEOUT_MS = 5 * 60_000;
+/** Sent rows (their text already emptied) are kept this long as a trace, then deleted. */
+const KEEP_SENT_MS = 30 * 24 * 3600_000;
+const PURGE_EVERY_MS = 10 * 60_000;
+
+/** The wait before the next try after `attempts` failed ones: 10 s, 20 s, 40 s… at most one hour. Never given up. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 3600_000);
+}
+
+type OutboxRow = MailOutboxTable;
+
+class OutboxMailer implements Mailer {
+  private readonly db: Db;
+  /** Passes run one after another. */
+  private chain: Promise<number> = Promise.resolve(0);
+  /** Passes queued or running: the loop and `enqueue` start one only when none is. */
+  private passes = 0;
+  private closed = false;
+  private lastPurge = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly deliver: Deliver,
+    private readonly from: string,
+    private readonly log: FastifyBaseLogger,
+    private readonly outbox: OutboxOptions,
+  ) {
+    this.db = outbox.db;
+    this.timer = setInterval(() => {
+      if (this.passes === 0) void this.pass();
+    }, outbox.pollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  async enqueue(mail: Mail, options: EnqueueOptions = {}): Promise<void> {
+    const now = Date.now();
+    await (options.trx ?? this.db)
+      .insertInto('mailOutbox')
+      .values({
+        id: randomUUID(),
+        key: options.key ?? null,
+        recipient: mail.to,
+        subject: mail.subject,
+        body: mail.text,
+        createdAt: new Date(now).toISOString(),
+        sendAfter: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
+        attempts: 0,
+      })
+      .execute();
+    // Outside a transaction the row is there now: a mail due at once leaves without waiting for the loop.
+    if (!options.trx && !(options.delayMs! > 0) && this.passes === 0 && !this.closed) void this.pass();
+  }
+
+  async cancel(key: string, trx?: Db): Promise<boolean> {
+    // Only a row no pass has touched: once claimed (or tried), the mail may be on its way.
+    const result = await (trx ?? this.db)
+      .deleteFrom('mailOutbox')
+      .where('key', '=', key)
+      .where('sentAt', 'is', null)
+      .where('claimedAt', 'is', null)
+      .where('attempts', '=', 0)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async idle(): Promise<void> {
+    if (this.closed) {
+      await this.chain;
+      return;
+    }
+    // A failed row moves to a later time, so this ends once every due row was sent or tried.
+    for (let i = 0; i < 1000; i++) if ((await this.pass()) === 0) break;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    clearInterval(this.timer);
+    this.closed = true;
+    await this.chain;
+  }
+
+  /** One pass: claims due rows and delivers them; answers how many were claimed. */
+  private pass(): Promise<number> {
+    this.passes += 1;
+    const next = this.chain.then(async () => {
+      try {
+        return this.closed ? 0 : await this.deliverDue();
+      } catch (error) {
+        this.log.error({ err: error }, "La file d'envoi des e-mails n'a pas pu être lue");
+        return 0;
+      } finally {
+        this.passes -= 1;
+      }
+    });
+    this.chain = next;
+    return next;
+  }
+
+  /**
+   * Claims due rows with one UPDATE whose WHERE repeats the conditions, so that of two instances racing for a
+   * row only one wins (PostgreSQL re-checks them on the row it waited for; `SKIP LOCKED` spares the wait;
+   * SQLite writes one statement at a time). A claim is a time and a token: the token says the row is still ours.
+   */
+  private async claim(): Promise<{ rows: OutboxRow[]; token: string; at: number }> {
+    const at = Date.now();
+    const now = new Date(at).toISOString();
+    const stale = new Date(at - CLAIM_TIMEOUT_MS).toISOString();
+    const token = randomUUID();
+    let due = this.db
+      .selectFrom('mailOutbox')
+      .select('id')
+      .where('sentAt', 'is', null)
+      .where('sendAfter', '<=', now)
+      .where((eb) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)]))
+      .orderBy('sendAfter')
+      .orderBy('id')
+      .limit(BATCH);
+    if (this.outbox.kind === 'postgres') due = due.forUpdate().skipLocked();
+    const rows = await this.db
+      .updateTable('mailOutbox')
+      .set({ claimedAt: now, claimToken: token })
+      .where('id', 'in', due)
+      .where('sentAt', 'is', null)
+      .where('sendAfter', '<=', now)
+      .where((eb) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)]))
+      .returningAll()
+      .execute();
+    rows.sort((a, b) => (a.sendAfter < b.sendAfter ? -1 : a.sendAfter > b.sendAfter ? 1 : 0));
+    return { rows, token, at };
+  }
+
+  private async deliverDue(): Promise<number> {
+    const { rows, token, at } = await this.claim();
+    for (const [index, row] of rows.entries()) {
+      // Past half the claim's life, the rest goes back to the queue rather than risk being sent twice.
+      if (Date.now() - at > CLAIM_TIMEOUT_MS / 2) {
+        await this.release(rows.slice(index), token);
+        break;
+      }
+      const ok = await this.deliverRow(row, token);
+      if (!ok) {
+        // The mail server is likely down: the others wait for the next pass instead of failing one by one.
+        await this.release(rows.slice(index + 1), token);
+        break;
+      }
+    }
+    await this.purge();
+    return rows.length;
+  }
+
+  private async deliverRow(row: OutboxRow, token: string): Promise<boolean> {
+    try {
+      await this.deliver({ to: row.recipient, subject: row.subject, text: row.body, from: this.from });
+    } catch (error) {
+      const attempts = row.attempts + 1;
+      const retryAt = new Date(Date.now() + retryDelayMs(attempts)).toISOString();
+      this.log.error({ err: error, to: row.recipient, subject: row.subject, attempts, retryAt }, "L'envoi d'un e-mail a échoué");
+      const message = error instanceof Error ? error.message : String(error);
+      await this.db
+        .updateTable('mailOutbox')
+        .set({ attempts, lastError: message.slice(0, 1000), sendAfter: retryAt, claimedAt: null, claimToken: null })
+        .where('id', '=', row.id)
+        .where('claimToken', '=', token)
+        .execute();
+      return false;
+    }
+    // The text may hold a link with a token (password reset): it is not kept once sent.
+    await this.db
+      .updateTable('mailOutbox')
+      .set({ attempts: row.attempts + 1, sentAt: new Date().toISOString(), body: '', claimToken: null })
+      .where('id', '=', row.id)
+      .execute();
+    return true;
+  }
+
+  private async release(rows: OutboxRow[], token: string): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db
+      .updateTable('mailOutbox')
+      .set({ claimedAt: null, claimToken: null })
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where('claimToken', '=', token)
+      .execute();
+  }
+
+  private async purge(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    await this.db
+      .deleteFrom('mailOutbox')
+      .where('sentAt', 'is not', null)
+      .where('sentAt', '<', new Date(now - KEEP_SENT_MS).toISOString())
+      .execute();
+  }
 }

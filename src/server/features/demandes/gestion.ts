@@ -1,6 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { changementStatutSchema, demandeCompleteSchema, listeDemandesSchema, listeQuerySchema, statutChangeSchema } from '../../../domain/demande.js';
+import {
+  annulationStatutSchema,
+  changementStatutSchema,
+  demandeCompleteSchema,
+  listeDemandesSchema,
+  listeQuerySchema,
+  statutChangeSchema,
+  statutRestaureSchema,
+} from '../../../domain/demande.js';
 import type { Statut } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
@@ -27,12 +35,24 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
       return { data: Object.fromEntries(rows.map((r) => [r.numeroUnique, toComplete(r, [])])) };
     });
 
+    // The change answers how to undo it: within 10 s, before its e-mail leaves (docs/api.md).
     app.post(
       '/logement/update/status',
       { schema: { body: changementStatutSchema, response: reponses(200, z.object({ data: statutChangeSchema })) } },
       async (request) => {
         const actor = (await compteDe(request))!;
-        const row = await service.changerStatut(request.body.logementId, request.body.newStatus as Statut, actor.id, request.log);
+        const { logementId, newStatus, motif } = request.body;
+        const { row, annulation } = await service.changerStatut(logementId, newStatus as Statut, actor.id, request.log, motif);
+        return { data: { numeroUnique: row.numeroUnique, statutDeLaDemande: row.statutDeLaDemande as Statut, updatedAt: row.updatedAt, annulation } };
+      },
+    );
+
+    app.post(
+      '/logement/update/status/annuler',
+      { schema: { body: annulationStatutSchema, response: reponses(200, z.object({ data: statutRestaureSchema })) } },
+      async (request) => {
+        const actor = (await compteDe(request))!;
+        const row = await service.annuler(request.body.id, actor.id, request.log);
         return { data: { numeroUnique: row.numeroUnique, statutDeLaDemande: row.statutDeLaDemande as Statut, updatedAt: row.updatedAt } };
       },
     );

@@ -25,7 +25,8 @@ export function mailDemandeEnregistree(row: DemandeRow, privateLink: string): Ma
   };
 }
 
-export function mailStatutChange(row: DemandeRow, publicUrl: string): Mail {
+/** The new status, and with a refusal the reason the manager gave (`motif`), as written. */
+export function mailStatutChange(row: DemandeRow, publicUrl: string, motif?: string | null): Mail {
   return {
     to: row.email,
     subject: `Votre demande de logement n° ${row.numeroUnique} : ${row.statutDeLaDemande}`,
@@ -34,6 +35,7 @@ export function mailStatutChange(row: DemandeRow, publicUrl: string): Mail {
       '',
       `Le statut de votre demande de logement social (numéro unique ${row.numeroUnique}) a changé.`,
       `Nouveau statut : ${row.statutDeLaDemande}.`,
+      ...(motif ? ['', 'Motif indiqué par la mairie annexe :', motif] : []),
       '',
       'Suivez votre demande ici (ouvrez votre lien privé pour voir son détail et envoyer des documents) :',
       `${publicUrl}/logement/${encodeURIComponent(row.numeroUnique)}`,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { COLONNES_LIGNE, texteDeRecherche, type DemandeCreation, type EvenementStatut, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { foldForSearch } from '../../../domain/normalise.js';
 import { STATUT_INITIAL, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
-import type { Database, DemandeRow, DocumentRow, NewDemande } from '../../db/schema.js';
+import type { Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
 import { toComplete } from './vues.js';
 
 /** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
@@ -98,17 +98,62 @@ export class DemandesRepository {
     return updated;
   }
 
-  async insertEvenement(housingRequestId: string, de: string | null, vers: string, actorUserId: string | null, at: string, trx: Db = this.db): Promise<void> {
-    await trx.insertInto('statusEvents').values({ id: randomUUID(), housingRequestId, fromStatus: de, toStatus: vers, actorUserId, at }).execute();
+  /** Records a step of the history (with a refusal's reason, and until when it may be undone); answers its id. */
+  async insertEvenement(
+    housingRequestId: string,
+    de: string | null,
+    vers: string,
+    actorUserId: string | null,
+    at: string,
+    trx: Db = this.db,
+    extra: { motif?: string | null; undoUntil?: string | null } = {},
+  ): Promise<string> {
+    const id = randomUUID();
+    await trx
+      .insertInto('statusEvents')
+      .values({ id, housingRequestId, fromStatus: de, toStatus: vers, actorUserId, at, motif: extra.motif ?? null, undoUntil: extra.undoUntil ?? null })
+      .execute();
+    return id;
   }
 
-  /** The request's status history, oldest first; the actor's name only when `withActor` (managers). */
-  async historique(housingRequestId: string, withActor: boolean): Promise<EvenementStatut[]> {
+  findEvenement(id: string, trx: Db = this.db): Promise<Selectable<StatusEventTable> | undefined> {
+    return trx.selectFrom('statusEvents').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** When the request's latest step (undone ones included) was recorded. */
+  async lastEvenementAt(housingRequestId: string, trx: Db = this.db): Promise<string | null> {
+    const last = await trx.selectFrom('statusEvents').select('at').where('housingRequestId', '=', housingRequestId).orderBy('at', 'desc').limit(1).executeTakeFirst();
+    return last?.at ?? null;
+  }
+
+  /** Whether the request has a step (not undone) recorded after `event` (the service keeps steps strictly ordered). */
+  async hasLaterEvenement(event: Selectable<StatusEventTable>, trx: Db = this.db): Promise<boolean> {
+    const later = await trx
+      .selectFrom('statusEvents')
+      .select('id')
+      .where('housingRequestId', '=', event.housingRequestId)
+      .where('at', '>', event.at)
+      .where('undoneAt', 'is', null)
+      .executeTakeFirst();
+    return later !== undefined;
+  }
+
+  /** Marks a step as undone: the history no longer shows it; the row stays, with when and by whom. */
+  async markUndone(id: string, at: string, actorUserId: string, trx: Db): Promise<void> {
+    await trx.updateTable('statusEvents').set({ undoneAt: at, undoneBy: actorUserId }).where('id', '=', id).execute();
+  }
+
+  /**
+   * The request's status history, oldest first, without the undone steps; the actor's name only when
+   * `withActor` (managers), a refusal's reason only when `withMotif` (those who see the request in full).
+   */
+  async historique(housingRequestId: string, withActor: boolean, withMotif = false): Promise<EvenementStatut[]> {
     const rows = await this.db
       .selectFrom('statusEvents')
       .leftJoin('user', 'user.id', 'statusEvents.actorUserId')
-      .select(['statusEvents.fromStatus', 'statusEvents.toStatus', 'statusEvents.at', 'user.prenom', 'user.nom'])
+      .select(['statusEvents.fromStatus', 'statusEvents.toStatus', 'statusEvents.at', 'statusEvents.motif', 'user.prenom', 'user.nom'])
       .where('statusEvents.housingRequestId', '=', housingRequestId)
+      .where('statusEvents.undoneAt', 'is', null)
       .orderBy('statusEvents.at')
       .orderBy('statusEvents.id')
       .execute();
@@ -117,6 +162,7 @@ export class DemandesRepository {
       vers: r.toStatus as Statut,
       date: r.at,
       ...(withActor ? { par: r.prenom ? `${r.prenom} ${r.nom ?? ''}`.trim() : 'Dépôt de la demande' } : {}),
+      ...(withMotif && r.motif ? { motif: r.motif } : {}),
     }));
   }
 
@@ -154,6 +200,20 @@ export class DemandesRepository {
     await this.transaction(async (trx) => {
       await trx.insertInto('documents').values(rows).execute();
       await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', housingRequestId).execute();
+    });
+  }
+
+  /**
+   * Records uploaded documents like insertDocuments, after `check` has seen the request's totals: the
+   * request's row is locked first (PostgreSQL; SQLite writes one transaction at a time), so two uploads
+   * at once cannot both pass the per-request quota. `check` throws to refuse; nothing is then written.
+   */
+  async insertDocumentsChecked(row: DemandeRow, rows: DocumentRow[], at: string, check: (totaux: { fichiers: number; octets: number }) => void): Promise<void> {
+    await this.transaction(async (trx) => {
+      await this.findForUpdate(row.numeroUnique, row.id, trx);
+      check(await this.totauxDocuments(row.id, trx));
+      await trx.insertInto('documents').values(rows).execute();
+      await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', row.id).execute();
     });
   }
 

@@ -6,6 +6,7 @@ import { createAccount, createTestApp, demande, type TestContext } from '../../.
 import { demandeSaisieSchema, type EvenementDirect } from '../../../domain/demande.js';
 import { ApiError } from '../../errors.js';
 import { LocalBus } from '../../events/index.js';
+import type { Mailer } from '../../mail/index.js';
 import { hashAccessKey } from './access.js';
 import { DemandesRepository } from './repository.js';
 import { DemandesService } from './service.js';
@@ -38,7 +39,8 @@ beforeAll(async () => {
   manager = await createAccount(ctx, 'manager');
   owner = await createAccount(ctx, 'habitant');
   repository = new DemandesRepository(ctx.app.deps.db, ctx.app.deps.dbKind);
-  service = new DemandesService({ repository, mailer: ctx.app.deps.mailer, bus: ctx.app.deps.bus, config: ctx.config, now: () => maintenant });
+  // No undo window here: the e-mails of these changes leave at once (the window has its own tests below).
+  service = new DemandesService({ repository, mailer: ctx.app.deps.mailer, bus: ctx.app.deps.bus, config: { ...ctx.config, delaiAnnulationMs: 0 }, now: () => maintenant });
   logger = Fastify({ logger: { level: 'info', stream: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) } } });
 });
 
@@ -150,6 +152,18 @@ describe('creer', () => {
     expect(await mailsTo(input.email)).toEqual([]);
   });
 
+  it('records a request only with its e-mail queued: when the outbox cannot take it, nothing is recorded', async () => {
+    const mailer: Mailer = Object.create(ctx.app.deps.mailer) as Mailer;
+    mailer.enqueue = async () => {
+      throw new Error("file d'envoi en panne");
+    };
+    const sansFile = new DemandesService({ repository, mailer, bus: ctx.app.deps.bus, config: ctx.config, now: () => maintenant });
+    const input = saisie();
+    const error = await sansFile.creer(input, null).catch((e: unknown) => e);
+    expect(String(error)).toContain("file d'envoi en panne");
+    expect(await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', input.numeroUnique).execute()).toEqual([]);
+  });
+
   it("uses the real time when no clock is given", async () => {
     const horloge = new DemandesService({ repository, mailer: ctx.app.deps.mailer, bus: ctx.app.deps.bus, config: ctx.config });
     const avant = Date.now();
@@ -167,7 +181,8 @@ describe('changerStatut', () => {
     const { row: created } = await service.creer(input, null);
     maintenant = new Date('2026-03-05T09:30:00.000Z');
     const spaced = input.numeroUnique.toUpperCase().replace(/(.{3})/gu, '$1 ');
-    const { result: row, events } = await heard(() => service.changerStatut(spaced, 'Passage CAL', manager.uid, logger.log));
+    const { result, events } = await heard(() => service.changerStatut(spaced, 'Passage CAL', manager.uid, logger.log));
+    const { row } = result;
 
     expect(row).toMatchObject({ id: created.id, numeroUnique: input.numeroUnique, statutDeLaDemande: 'Passage CAL', updatedAt: '2026-03-05T09:30:00.000Z' });
     expect(await rowOf(input.numeroUnique)).toMatchObject({ statutDeLaDemande: 'Passage CAL', statutRang: 50, updatedAt: '2026-03-05T09:30:00.000Z' });
@@ -194,7 +209,7 @@ describe('changerStatut', () => {
     await heard(() => service.changerStatut(input.numeroUnique, 'Demande envoyée', manager.uid, logger.log));
     maintenant = new Date('2026-03-07T10:00:00.000Z');
     const { result, events } = await heard(() => service.changerStatut(created.id, 'Refusé', manager.uid, logger.log));
-    expect(result.statutDeLaDemande).toBe('Refusé');
+    expect(result.row.statutDeLaDemande).toBe('Refusé');
     expect(events).toEqual([{ numeroUnique: input.numeroUnique, statutDeLaDemande: 'Refusé', de: 'Demande envoyée', date: '2026-03-07T10:00:00.000Z' }]);
     expect((await historyOf(created.id)).slice(1).map(([de, vers]) => [de, vers])).toEqual([
       ['En attente des documents', 'Demande envoyée'],
@@ -209,7 +224,7 @@ describe('changerStatut', () => {
     const { row: created } = await service.creer(input, null);
     maintenant = new Date('2026-03-09T10:00:00.000Z');
     const { result, events } = await heard(() => service.changerStatut(input.numeroUnique, 'En attente des documents', manager.uid, logger.log));
-    expect(result).toMatchObject({ statutDeLaDemande: 'En attente des documents', updatedAt: '2026-03-08T10:00:00.000Z' });
+    expect(result).toMatchObject({ row: { statutDeLaDemande: 'En attente des documents', updatedAt: '2026-03-08T10:00:00.000Z' }, annulation: null });
     expect(events).toEqual([]);
     expect(await historyOf(created.id)).toHaveLength(1);
     expect((await rowOf(input.numeroUnique)).updatedAt).toBe('2026-03-08T10:00:00.000Z');
@@ -228,11 +243,11 @@ describe('changerStatut', () => {
 
   it('keeps the status and its history together: when the history cannot be written, the status stays as it was and no one is told', async () => {
     class HistoriqueEnPanne extends DemandesRepository {
-      override async insertEvenement(): Promise<void> {
+      override async insertEvenement(): Promise<string> {
         throw new Error('historique en panne');
       }
     }
-    const enPanne = new DemandesService({ repository: new HistoriqueEnPanne(ctx.app.deps.db, ctx.app.deps.dbKind), mailer: ctx.app.deps.mailer, bus: ctx.app.deps.bus, config: ctx.config });
+    const enPanne = new DemandesService({ repository: new HistoriqueEnPanne(ctx.app.deps.db, ctx.app.deps.dbKind), mailer: ctx.app.deps.mailer, bus: ctx.app.deps.bus, config: { ...ctx.config, delaiAnnulationMs: 0 } });
     const input = saisie();
     const { row: created } = await service.creer(input, null);
     const { result: error, events } = await heard(() => enPanne.changerStatut(input.numeroUnique, 'Attribué', manager.uid, logger.log).catch((e: unknown) => e));
@@ -249,14 +264,117 @@ describe('changerStatut', () => {
         throw new Error('bus en panne');
       }
     }
-    const sansBus = new DemandesService({ repository, mailer: ctx.app.deps.mailer, bus: new BusEnPanne(), config: ctx.config });
+    const sansBus = new DemandesService({ repository, mailer: ctx.app.deps.mailer, bus: new BusEnPanne(), config: { ...ctx.config, delaiAnnulationMs: 0 } });
     const input = saisie();
     await service.creer(input, null);
     logs.length = 0;
-    const row = await sansBus.changerStatut(input.numeroUnique, 'Attribué', manager.uid, logger.log);
+    const { row } = await sansBus.changerStatut(input.numeroUnique, 'Attribué', manager.uid, logger.log);
     expect(row.statutDeLaDemande).toBe('Attribué');
     expect((await rowOf(input.numeroUnique)).statutDeLaDemande).toBe('Attribué');
     expect((await mailsTo(input.email)).map((m) => m.subject)).toContain(`Votre demande de logement n° ${input.numeroUnique} : Attribué`);
     expect(logs.map((l) => [l.level, l.msg, l.err?.message])).toEqual([[50, 'publication du changement de statut impossible', 'bus en panne']]);
+  });
+});
+
+describe('annuler (undo within the window, before the e-mail leaves)', () => {
+  const statusMails = async (email: string) => (await mailsTo(email)).filter((m) => m.subject.includes(' : '));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** A service whose undo window is `ms` (its e-mails wait that long in the outbox, by the real clock). */
+  const avecFenetre = (ms?: number) =>
+    new DemandesService({ repository, mailer: ctx.app.deps.mailer, bus: ctx.app.deps.bus, config: ms === undefined ? ctx.config : { ...ctx.config, delaiAnnulationMs: ms }, now: () => maintenant });
+
+  it('gives 10 s by default: the answer says until when (the change time + 10 s), and the e-mail waits in the outbox', async () => {
+    const defaut = avecFenetre();
+    maintenant = new Date('2026-04-01T09:00:00.000Z');
+    const input = saisie();
+    const { row: created } = await service.creer(input, null);
+    maintenant = new Date('2026-04-01T10:00:00.000Z');
+    const { annulation } = await defaut.changerStatut(input.numeroUnique, 'Refusé', manager.uid, logger.log, 'Hors délai');
+    expect(annulation).toEqual({ id: expect.any(String), jusqua: '2026-04-01T10:00:10.000Z' });
+    const queued = await ctx.app.deps.db.selectFrom('mailOutbox').selectAll().where('key', '=', `statut:${annulation!.id}`).executeTakeFirstOrThrow();
+    expect(queued).toMatchObject({ recipient: input.email, sentAt: null, attempts: 0 });
+    expect(Date.parse(queued.sendAfter) - Date.parse(queued.createdAt)).toBe(10_000);
+    expect(queued.body).toContain('Hors délai');
+    expect(await statusMails(input.email)).toEqual([]);
+
+    maintenant = new Date('2026-04-01T10:00:09.999Z');
+    const { result: row, events } = await heard(() => defaut.annuler(annulation!.id, manager.uid, logger.log));
+    expect(row).toMatchObject({ statutDeLaDemande: 'En attente des documents', updatedAt: '2026-04-01T10:00:09.999Z' });
+    expect(events).toEqual([{ numeroUnique: input.numeroUnique, statutDeLaDemande: 'En attente des documents', de: 'Refusé', date: '2026-04-01T10:00:09.999Z' }]);
+    expect(await rowOf(input.numeroUnique)).toMatchObject({ statutDeLaDemande: 'En attente des documents', statutRang: 10 });
+    expect(await ctx.app.deps.db.selectFrom('mailOutbox').select('id').where('key', '=', `statut:${annulation!.id}`).execute()).toEqual([]);
+    expect((await repository.historique(created.id, true, true)).map((e) => e.vers)).toEqual(['En attente des documents']);
+  });
+
+  it('refuses once the window has passed by the clock (409 TROP_TARD), though the e-mail has not left yet', async () => {
+    const svc = avecFenetre(500);
+    maintenant = new Date('2026-04-02T09:00:00.000Z');
+    const input = saisie();
+    await service.creer(input, null);
+    maintenant = new Date('2026-04-02T10:00:00.000Z');
+    const { annulation } = await svc.changerStatut(input.numeroUnique, 'Attribué', manager.uid, logger.log);
+    maintenant = new Date('2026-04-02T10:00:00.500Z');
+    const error = await svc.annuler(annulation!.id, manager.uid, logger.log).catch((e: unknown) => e);
+    expect(error).toMatchObject({ statusCode: 409, code: 'TROP_TARD', message: "Trop tard pour annuler : l'e-mail est déjà parti." });
+    expect(await rowOf(input.numeroUnique)).toMatchObject({ statutDeLaDemande: 'Attribué', statutRang: 60 });
+    await sleep(550);
+    expect((await statusMails(input.email)).map((m) => m.subject)).toEqual([`Votre demande de logement n° ${input.numeroUnique} : Attribué`]);
+  });
+
+  it('refuses once the delivery loop has taken the e-mail, even inside the window', async () => {
+    const svc = avecFenetre(100);
+    maintenant = new Date('2026-04-03T10:00:00.000Z');
+    const input = saisie();
+    await service.creer(input, null);
+    const { annulation } = await svc.changerStatut(input.numeroUnique, 'Passage CAL', manager.uid, logger.log);
+    await sleep(150);
+    expect(await statusMails(input.email)).toHaveLength(1);
+    const error = await svc.annuler(annulation!.id, manager.uid, logger.log).catch((e: unknown) => e);
+    expect(error).toMatchObject({ statusCode: 409, code: 'TROP_TARD' });
+    expect((await rowOf(input.numeroUnique)).statutDeLaDemande).toBe('Passage CAL');
+  });
+
+  it('refuses to undo a change followed by another, even one that came back to the same status', async () => {
+    const svc = avecFenetre(5000);
+    const input = saisie();
+    await service.creer(input, null);
+    maintenant = new Date('2026-04-04T10:00:00.000Z');
+    const first = await svc.changerStatut(input.numeroUnique, 'Refusé', manager.uid, logger.log);
+    maintenant = new Date('2026-04-04T10:00:01.000Z');
+    await svc.changerStatut(input.numeroUnique, 'En attente', manager.uid, logger.log);
+    maintenant = new Date('2026-04-04T10:00:02.000Z');
+    const third = await svc.changerStatut(input.numeroUnique, 'Refusé', manager.uid, logger.log);
+    const error = await svc.annuler(first.annulation!.id, manager.uid, logger.log).catch((e: unknown) => e);
+    expect(error).toMatchObject({ statusCode: 409, code: 'TROP_TARD' });
+    expect((await rowOf(input.numeroUnique)).statutDeLaDemande).toBe('Refusé');
+    expect((await svc.annuler(third.annulation!.id, manager.uid, logger.log)).statutDeLaDemande).toBe('En attente');
+  });
+
+  it('records a change made in the same millisecond as the previous step one millisecond later, so that it is the latest and can be undone', async () => {
+    const svc = avecFenetre(5000);
+    maintenant = new Date('2026-04-05T10:00:00.000Z');
+    const input = saisie();
+    const { row: created } = await service.creer(input, null);
+    const { row, annulation } = await svc.changerStatut(input.numeroUnique, 'Passage CAL', manager.uid, logger.log);
+    expect(row.updatedAt).toBe('2026-04-05T10:00:00.001Z');
+    expect(annulation!.jusqua).toBe('2026-04-05T10:00:05.001Z');
+    expect((await repository.historique(created.id, false)).map((e) => e.vers)).toEqual(['En attente des documents', 'Passage CAL']);
+    expect((await svc.annuler(annulation!.id, manager.uid, logger.log)).statutDeLaDemande).toBe('En attente des documents');
+  });
+
+  it('keeps a reason only with a refusal, and answers 404 for what is not an undoable change', async () => {
+    const svc = avecFenetre(0);
+    const input = saisie();
+    const { row: created } = await service.creer(input, null);
+    await svc.changerStatut(input.numeroUnique, 'Attribué', manager.uid, logger.log, 'Ignoré');
+    const events = await ctx.app.deps.db.selectFrom('statusEvents').select(['id', 'toStatus', 'motif', 'fromStatus']).where('housingRequestId', '=', created.id).orderBy('at').execute();
+    expect(events.map((e) => [e.toStatus, e.motif])).toEqual([
+      ['En attente des documents', null],
+      ['Attribué', null],
+    ]);
+    expect((await mailsTo(input.email)).find((m) => m.subject.endsWith(': Attribué'))!.text).not.toContain('Ignoré');
+    for (const id of [events[0]!.id, 'inconnu']) {
+      expect(await svc.annuler(id, manager.uid, logger.log).catch((e: unknown) => e)).toMatchObject({ statusCode: 404, code: 'NOT_FOUND', message: "Ce changement de statut n'existe pas." });
+    }
   });
 });
