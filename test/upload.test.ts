@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import contentDisposition from 'content-disposition';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -252,5 +253,141 @@ describe('file names', () => {
     expect(safeFileName('a<b>c|d?.PNG')).toBe('a_b_c_d.png');
     expect(safeFileName('???.pdf')).toBe('document.pdf');
     expect(safeFileName(`${'é'.repeat(300)}.pdf`)).toBe(`${'é'.repeat(80)}.pdf`);
+  });
+});
+
+// --- Per-request quota (docs/produit.md « Documents ») ---
+
+/** A PDF of exactly `size` bytes (a valid header, then blanks). */
+function pdfOfSize(size: number): Buffer {
+  const bytes = Buffer.alloc(size, 0x20);
+  SAMPLES.pdf.copy(bytes);
+  return bytes;
+}
+
+describe('per-request document quota', () => {
+  let q: TestContext;
+  let qUploads: string;
+  beforeAll(async () => {
+    q = await createTestApp({ UPLOAD_QUOTA_FICHIERS: '3', UPLOAD_QUOTA_MB: '1', UPLOAD_MAX_MB: '1' });
+    qUploads = path.join(q.dataDir, 'uploads');
+  });
+  afterAll(async () => {
+    await q.close();
+  });
+
+  async function qRequest(numeroUnique: string): Promise<string> {
+    const res = await q.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique }) });
+    expect(res.statusCode).toBe(201);
+    return res.json().data.accessKey as string;
+  }
+  async function qUpload(numero: string, key: string, files: Parameters<typeof multipart>[0]) {
+    const body = await multipart(files);
+    return q.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numero}`, headers: { ...body.headers, 'x-access-key': key }, payload: body.payload });
+  }
+  const rowsOf = (numero: string) =>
+    q.app.deps.db
+      .selectFrom('documents')
+      .innerJoin('housingRequests', 'housingRequests.id', 'documents.housingRequestId')
+      .select(['documents.id', 'documents.size'])
+      .where('housingRequests.numeroUnique', '=', numero)
+      .execute();
+  const pdfs = (n: number) => Array.from({ length: n }, (_, i) => ({ field: 'other', name: `p${i}.pdf`, content: SAMPLES.pdf }));
+
+  it('tells the web app the quota in /parametres', async () => {
+    const res = await q.app.inject({ method: 'GET', url: '/app/api/parametres' });
+    expect(res.json().data.quotaDocuments).toEqual({ fichiers: 3, octets: 1024 * 1024 });
+  });
+
+  it('refuses the files past the count quota with 413 in French, keeping nothing of the refused call', async () => {
+    const key = await qRequest('013quota0001');
+    expect((await qUpload('013quota0001', key, pdfs(2))).statusCode).toBe(201);
+    const before = filesUnder(qUploads);
+
+    const over = await qUpload('013quota0001', key, pdfs(2));
+    expect(over.statusCode).toBe(413);
+    expect(over.json().error).toEqual({
+      code: 'QUOTA_FICHIERS',
+      message: 'Une demande compte au plus 3 documents et celle-ci en a déjà 2 : envoyez-en au plus 1 cette fois.',
+    });
+    expect(await rowsOf('013quota0001')).toHaveLength(2);
+    expect(filesUnder(qUploads)).toEqual(before);
+
+    expect((await qUpload('013quota0001', key, pdfs(1))).statusCode).toBe(201);
+    const full = await qUpload('013quota0001', key, pdfs(1));
+    expect(full.statusCode).toBe(413);
+    expect(full.json().error).toEqual({ code: 'QUOTA_FICHIERS', message: 'Cette demande a déjà 3 documents, le maximum par demande : aucun autre ne peut être ajouté.' });
+    expect(await rowsOf('013quota0001')).toHaveLength(3);
+  });
+
+  it('refuses the bytes past the size quota with 413 in French, mid-stream, keeping nothing of the refused call', async () => {
+    const key = await qRequest('013quota0002');
+    expect((await qUpload('013quota0002', key, [{ field: 'tax', name: 'a.pdf', content: pdfOfSize(600 * 1024) }])).statusCode).toBe(201);
+    const before = filesUnder(qUploads);
+
+    const over = await qUpload('013quota0002', key, [{ field: 'tax', name: 'b.pdf', content: pdfOfSize(600 * 1024) }]);
+    expect(over.statusCode).toBe(413);
+    expect(over.json().error).toEqual({
+      code: 'QUOTA_OCTETS',
+      message: 'Ces fichiers dépasseraient les 1 Mo de documents permis par demande : il reste 0,4 Mo pour cette demande.',
+    });
+    expect(await rowsOf('013quota0002')).toHaveLength(1);
+    expect(filesUnder(qUploads)).toEqual(before);
+
+    // Exactly what is left fits; then the request is full and a further call is refused before reading.
+    expect((await qUpload('013quota0002', key, [{ field: 'tax', name: 'c.pdf', content: pdfOfSize(424 * 1024) }])).statusCode).toBe(201);
+    const full = await qUpload('013quota0002', key, [{ field: 'tax', name: 'd.pdf', content: SAMPLES.pdf }]);
+    expect(full.statusCode).toBe(413);
+    expect(full.json().error).toEqual({ code: 'QUOTA_OCTETS', message: 'Les documents de cette demande occupent déjà 1 Mo, le maximum par demande : aucun autre ne peut être ajouté.' });
+    expect((await rowsOf('013quota0002')).reduce((n, r) => n + Number(r.size), 0)).toBe(1024 * 1024);
+  });
+
+  /** Sends the headers and the first `sent` bytes of an upload's body, then waits without ending it. */
+  async function partialUpload(numero: string, key: string, file: Buffer, sent: number): Promise<{ status: number; body: string } | 'no answer'> {
+    const body = await multipart([{ field: 'tax', name: 'lent.pdf', content: file }]);
+    const address = await q.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => `http://127.0.0.1:${(q.app.server.address() as { port: number }).port}`);
+    const port = Number(new URL(address).port);
+    return new Promise((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/app/api/logement/upload-files/${numero}`, headers: { ...body.headers, 'content-length': body.payload.length, 'x-access-key': key } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => {
+          resolve({ status: res.statusCode!, body: text });
+          req.destroy();
+        });
+      });
+      req.on('error', () => undefined);
+      req.write(body.payload.subarray(0, sent));
+      setTimeout(() => {
+        resolve('no answer');
+        req.destroy();
+      }, 3000);
+    });
+  }
+
+  it('answers 413 as soon as the bytes pass what is left, without waiting for the rest of the body', async () => {
+    const key = await qRequest('013quota0004');
+    expect((await qUpload('013quota0004', key, [{ field: 'tax', name: 'a.pdf', content: pdfOfSize(900 * 1024) }])).statusCode).toBe(201);
+    // 200 KB of a 1 MB file are enough to pass the 124 KB left: the answer comes with the body unfinished.
+    const answer = await partialUpload('013quota0004', key, pdfOfSize(1000 * 1024), 200 * 1024);
+    expect(answer).not.toBe('no answer');
+    expect(answer !== 'no answer' && [answer.status, JSON.parse(answer.body).error.code]).toEqual([413, 'QUOTA_OCTETS']);
+    expect(await rowsOf('013quota0004')).toHaveLength(1);
+  });
+
+  it('answers 413 before reading the body when the request is already full', async () => {
+    const key = await qRequest('013quota0005');
+    expect((await qUpload('013quota0005', key, pdfs(3))).statusCode).toBe(201);
+    const answer = await partialUpload('013quota0005', key, SAMPLES.pdf, 10);
+    expect(answer !== 'no answer' && [answer.status, JSON.parse(answer.body).error.code]).toEqual([413, 'QUOTA_FICHIERS']);
+  });
+
+  it('lets only one of several simultaneous uploads fill the last places', async () => {
+    const key = await qRequest('013quota0003');
+    const before = filesUnder(qUploads).length;
+    const answers = await Promise.all([1, 2, 3, 4].map(() => qUpload('013quota0003', key, pdfs(2))));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 413, 413, 413]);
+    expect(await rowsOf('013quota0003')).toHaveLength(2);
+    expect(filesUnder(qUploads).length).toBe(before + 2);
   });
 });

@@ -25,6 +25,19 @@ import { receiveDocuments } from './upload.js';
 import { groupDocuments, toComplete, toStatutVue } from './vues.js';
 
 const documentParams = numeroUniqueParamsSchema.extend({ id: z.uuid({ error: "Ce document n'existe pas pour cette demande." }) });
+/**
+ * Headers of every user file (a document, the zip): the browser renders it in a sandbox with no script,
+ * no plugin of the page's and no subresource, never guesses another type, never keeps a copy, and no
+ * page may frame it. Chromium still previews a PDF or an image opened directly under this policy
+ * (docs/decisions/0012).
+ */
+export const USER_FILE_HEADERS = {
+  'Content-Security-Policy': "sandbox; default-src 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'private, no-store',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+} as const;
+
 const documentQuery = z.object({ download: z.enum(['0', '1'], { error: 'download vaut 0 ou 1.' }).optional() });
 
 /** Routes anyone may call; what each shows depends on who asks (docs/produit.md « Confidentialité »). */
@@ -75,7 +88,8 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       async (request) => {
         const row = await load(request.params.numeroUnique);
         const user = await compteDe(request);
-        return { data: await repository.historique(row.id, user !== null && isGestionnaire(user.userType)) };
+        // A refusal's reason only for those who see the request in full (owner, private key, managers).
+        return { data: await repository.historique(row.id, user !== null && isGestionnaire(user.userType), await hasFullAccess(request, row)) };
       },
     );
 
@@ -92,9 +106,9 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       }
       void archive.finalize();
       return reply
+        .headers(USER_FILE_HEADERS)
         .header('Content-Type', 'application/zip')
         .header('Content-Disposition', contentDisposition(`demande-${row.numeroUnique}-documents.zip`))
-        .header('Cache-Control', 'private, no-store')
         .send(archive);
     });
 
@@ -109,7 +123,14 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
         if (!request.isMultipart()) {
           throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.');
         }
-        await receiveDocuments(request, { repository, storage, maxBytes: config.uploadMaxBytes, now: () => new Date() }, row);
+        try {
+          await receiveDocuments(request, { repository, storage, maxBytes: config.uploadMaxBytes, quota: config.uploadQuota, now: () => new Date() }, row);
+        } catch (error) {
+          // A refused upload may leave most of its body unread: the connection closes after the answer
+          // rather than reading the rest (or waiting for a client that stopped sending).
+          reply.header('Connection', 'close');
+          throw error;
+        }
         return reply.status(201).send({ data: { documents: groupDocuments(row.numeroUnique, await repository.listDocuments(row.id)) } });
       },
     );
@@ -122,12 +143,12 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
         request.log.error({ storageKey: doc.storageKey }, 'document recorded but missing from storage');
         throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document est introuvable. Prévenez la mairie annexe pour qu'elle vous le redemande.");
       }
+      // Inline (a PDF or an image, checked at upload, opened in the browser's viewer) unless download=1.
       return reply
+        .headers(USER_FILE_HEADERS)
         .header('Content-Type', doc.contentType)
         .header('Content-Length', doc.size)
         .header('Content-Disposition', contentDisposition(doc.originalName, { type: request.query.download === '1' ? 'attachment' : 'inline' }))
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'private, no-store')
         .send(storage.read(doc.storageKey));
     });
   };

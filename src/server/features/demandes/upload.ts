@@ -16,6 +16,7 @@ import {
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { AVATARS_PREFIX, STALE_MS, type Storage, type TempFile } from '../../storage/index.js';
+import { inspectPdf } from './pdf.js';
 import type { DemandesRepository } from './repository.js';
 
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
@@ -42,16 +43,69 @@ export function displayName(original: string): string {
   return [...cleaned].slice(0, 200).join('') || 'document';
 }
 
-/** Counts, hashes and keeps the first bytes of what streams through, without holding the file. */
+/** The per-request quota (docs/produit.md « Documents ») and what a call may still add under it. */
+export interface Quota {
+  fichiers: number;
+  octets: number;
+}
+
+const mo = (bytes: number) => new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 }).format(bytes / (1024 * 1024));
+
+const documents = (n: number) => `${n} document${n > 1 ? 's' : ''}`;
+
+const quotaFichiers = (quota: Quota, deja: number) =>
+  new ApiError(
+    413,
+    'QUOTA_FICHIERS',
+    deja >= quota.fichiers
+      ? `Cette demande a déjà ${documents(deja)}, le maximum par demande : aucun autre ne peut être ajouté.`
+      : `Une demande compte au plus ${documents(quota.fichiers)}${deja > 0 ? ` et celle-ci en a déjà ${deja}` : ''} : envoyez-en au plus ${quota.fichiers - deja} cette fois.`,
+  );
+
+const quotaOctets = (quota: Quota, deja: number) =>
+  new ApiError(
+    413,
+    'QUOTA_OCTETS',
+    deja >= quota.octets
+      ? `Les documents de cette demande occupent déjà ${mo(quota.octets)} Mo, le maximum par demande : aucun autre ne peut être ajouté.`
+      : `Ces fichiers dépasseraient les ${mo(quota.octets)} Mo de documents permis par demande : il reste ${mo(quota.octets - deja)} Mo pour cette demande.`,
+  );
+
+/** What the call may still add: files and bytes left under the quota, and the totals it started from. */
+interface Budget {
+  quota: Quota;
+  deja: Quota;
+  octetsRestants: number;
+}
+
+/**
+ * Counts, hashes and keeps the first bytes of what streams through, without holding the file (a PDF is
+ * held, up to the per-file maximum, to be inspected). Stops the stream as soon as the call's bytes would
+ * pass what the request's quota has left.
+ */
 class Inspector extends Transform {
   readonly hash = createHash('sha256');
   size = 0;
   private head: Buffer[] = [];
   private headSize = 0;
+  private readonly whole: Buffer[] | undefined;
+
+  constructor(
+    private readonly budget: Budget,
+    keepWhole: boolean,
+  ) {
+    super();
+    this.whole = keepWhole ? [] : undefined;
+  }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    if (this.size + chunk.length > this.budget.octetsRestants) {
+      done(quotaOctets(this.budget.quota, this.budget.deja.octets));
+      return;
+    }
     this.hash.update(chunk);
     this.size += chunk.length;
+    this.whole?.push(chunk);
     if (this.headSize < SNIFF_BYTES) {
       const take = chunk.subarray(0, SNIFF_BYTES - this.headSize);
       this.head.push(Buffer.from(take));
@@ -62,6 +116,10 @@ class Inspector extends Transform {
 
   headBytes(): Buffer {
     return Buffer.concat(this.head);
+  }
+
+  wholeBytes(): Buffer {
+    return Buffer.concat(this.whole ?? []);
   }
 }
 
@@ -82,6 +140,26 @@ const tooLarge = (maxBytes: number, name: string) =>
     `Le fichier « ${name} » dépasse la taille maximale de ${Math.round(maxBytes / (1024 * 1024))} Mo.`,
   );
 
+/** Why a PDF is refused (docs/decisions/0012), in words the resident can act on. */
+function pdfRefused(name: string, raison: 'actif' | 'motDePasse' | 'illisible'): ApiError {
+  const refaire = "Imprimez-le en PDF (menu Imprimer, puis « Enregistrer au format PDF ») ou scannez de nouveau le document papier, puis envoyez ce nouveau fichier.";
+  if (raison === 'actif') {
+    return new ApiError(
+      415,
+      'PDF_ACTIVE_CONTENT',
+      `Le fichier « ${name} » contient du contenu actif (script, action automatique ou fichier joint) : il est refusé par sécurité. ${refaire}`,
+    );
+  }
+  if (raison === 'motDePasse') {
+    return new ApiError(
+      415,
+      'PDF_PROTECTED',
+      `Le fichier « ${name} » est protégé par un mot de passe : la mairie annexe ne pourrait pas l'ouvrir. Enregistrez-le sans mot de passe, ou ${refaire.charAt(0).toLowerCase()}${refaire.slice(1)}`,
+    );
+  }
+  return new ApiError(415, 'PDF_UNREADABLE', `Le fichier « ${name} » n'a pas pu être vérifié. ${refaire}`);
+}
+
 const badType = (name: string) =>
   new ApiError(415, 'UNSUPPORTED_FILE_TYPE', `Le fichier « ${name} » n'est pas accepté : seuls les PDF, JPEG et PNG le sont.`);
 
@@ -91,6 +169,8 @@ async function stageFile(
   storage: Storage,
   maxBytes: number,
   staged: Staged[],
+  budget: Budget,
+  log: FastifyRequest['log'],
 ): Promise<void> {
   if (!part.filename) {
     part.file.resume();
@@ -99,17 +179,20 @@ async function stageFile(
   const originalName = displayName(part.filename);
   const announced = typeFromExtension(originalName);
   if (!announced) throw badType(originalName);
+  // One more file than the request has room for: refused before its bytes are read.
+  if (budget.deja.fichiers + staged.length >= budget.quota.fichiers) throw quotaFichiers(budget.quota, budget.deja.fichiers);
 
   const temp = storage.createTemp();
   const entry: Partial<Staged> & { temp: TempFile } = { temp };
   staged.push(entry as Staged);
-  const inspector = new Inspector();
+  const inspector = new Inspector(budget, announced === 'application/pdf');
   try {
     await pipeline(part.file, inspector, temp.stream);
   } catch (error) {
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes, originalName);
     throw error;
   }
+  budget.octetsRestants -= inspector.size;
   if (part.file.truncated) throw tooLarge(maxBytes, originalName);
   if (inspector.size === 0) throw new ApiError(400, 'EMPTY_FILE', `Le fichier « ${originalName} » est vide.`);
 
@@ -121,6 +204,13 @@ async function stageFile(
       'FILE_TYPE_MISMATCH',
       `Le contenu du fichier « ${originalName} » ne correspond pas à son extension ${extensionOf(originalName)}.`,
     );
+  }
+  if (detected === 'application/pdf') {
+    const verdict = inspectPdf(inspector.wholeBytes());
+    if (!verdict.ok) {
+      log.info({ raison: verdict.raison, detail: 'detail' in verdict ? verdict.detail : undefined }, 'PDF refusé');
+      throw pdfRefused(originalName, verdict.raison);
+    }
   }
   Object.assign(entry, {
     category,
@@ -138,9 +228,15 @@ async function stageFile(
  */
 export async function receiveDocuments(
   request: FastifyRequest,
-  deps: { repository: DemandesRepository; storage: Storage; maxBytes: number; now: () => Date },
+  deps: { repository: DemandesRepository; storage: Storage; maxBytes: number; quota: Quota; now: () => Date },
   row: DemandeRow,
 ): Promise<DocumentRow[]> {
+  // A request already at its quota is refused before a byte of the body is read.
+  const deja = await deps.repository.totauxDocuments(row.id);
+  if (deja.fichiers >= deps.quota.fichiers) throw quotaFichiers(deps.quota, deja.fichiers);
+  if (deja.octets >= deps.quota.octets) throw quotaOctets(deps.quota, deja.octets);
+  const budget: Budget = { quota: deps.quota, deja, octetsRestants: deps.quota.octets - deja.octets };
+
   const staged: Staged[] = [];
   try {
     const parts = request.parts({
@@ -155,7 +251,7 @@ export async function receiveDocuments(
           `Catégorie de document inconnue « ${part.fieldname} » (attendu : ${CATEGORIE_VALUES.join(', ')}).`,
         );
       }
-      await stageFile(part, part.fieldname, deps.storage, deps.maxBytes, staged);
+      await stageFile(part, part.fieldname, deps.storage, deps.maxBytes, staged, budget, request.log);
     }
   } catch (error) {
     await Promise.all(staged.map((s) => s.temp.discard()));
@@ -169,7 +265,7 @@ export async function receiveDocuments(
 }
 
 async function commitDocuments(
-  deps: { repository: DemandesRepository; storage: Storage; now: () => Date },
+  deps: { repository: DemandesRepository; storage: Storage; quota: Quota; now: () => Date },
   row: DemandeRow,
   staged: Staged[],
 ): Promise<DocumentRow[]> {
@@ -200,7 +296,13 @@ async function commitDocuments(
       await s.temp.commit(rows[i]!.storageKey);
       committed.push(rows[i]!.storageKey);
     }
-    await deps.repository.insertDocuments(row.id, rows, uploadedAt);
+    // Checked again where it counts: another upload to the same request may have landed meanwhile.
+    const fichiers = rows.length;
+    const octets = rows.reduce((n, r) => n + r.size, 0);
+    await deps.repository.insertDocumentsChecked(row, rows, uploadedAt, (totaux) => {
+      if (totaux.fichiers + fichiers > deps.quota.fichiers) throw quotaFichiers(deps.quota, totaux.fichiers);
+      if (totaux.octets + octets > deps.quota.octets) throw quotaOctets(deps.quota, totaux.octets);
+    });
   } catch (error) {
     // Put things back as they were: no file without its record.
     await Promise.all(staged.map((s) => s.temp.discard()));

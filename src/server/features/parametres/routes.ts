@@ -12,6 +12,7 @@ export default async function parametresRoutes(scope: FastifyInstance): Promise<
   const data: Parametres = {
     uploadMaxBytes: config.uploadMaxBytes,
     maxFichiersParEnvoi: MAX_FICHIERS_PAR_ENVOI,
+    quotaDocuments: { fichiers: config.uploadQuota.fichiers, octets: config.uploadQuota.octets },
     typesAcceptes: TYPES_ACCEPTES as unknown as Parametres['typesAcceptes'],
     google: config.google !== undefined,
   };
