@@ -27,7 +27,9 @@ test('a neighbour signs up from an invitation link, signs out and signs in again
   await expect(page).toHaveTitle('Connexion — Quartier Vivant');
   await expect(page.getByRole('heading', { name: 'Bonjour' })).toBeVisible();
   await expect(page.getByText('Invitation reçue par')).toBeVisible();
-  await expect(page.getByText('Amina Roux')).toBeVisible();
+  // Signed out, the visitor sees the inviter's first name only (her default choice: « Mes voisins seulement »).
+  await expect(page.getByText('Amina', { exact: true })).toBeVisible();
+  await expect(page.getByText('Amina Roux')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Connexion avec Google' })).toBeVisible();
   await expect(page.getByText('OU', { exact: true })).toBeVisible();
   await expectNoAxeViolation(page);
@@ -67,6 +69,14 @@ test('a neighbour signs up from an invitation link, signs out and signs in again
   await expect(page.getByRole('region', { name: 'Je les suis' }).getByText('Amina Roux')).toBeVisible();
   await expect(page.getByRole('region', { name: 'Ils me suivent' }).getByText('Amina Roux')).toBeVisible();
   await expect(page.getByLabel("Mon lien d'invitation")).toHaveValue(/\/invitation\/[\w-]+$/u);
+  // Who sees my name and photo: a radio group with its legend, saved with its own button.
+  const choix = page.getByRole('group', { name: 'Qui voit mon nom et ma photo ?' });
+  await expect(choix.getByRole('radio', { name: 'Mes voisins seulement' })).toBeChecked();
+  await choix.getByRole('radio', { name: 'Les habitants de mon quartier' }).check();
+  await page.getByRole('button', { name: 'Valider ce choix' }).click();
+  await expect(page.getByText('Votre choix est enregistré.')).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('group', { name: 'Qui voit mon nom et ma photo ?' }).getByRole('radio', { name: 'Les habitants de mon quartier' })).toBeChecked();
   await expectNoAxeViolation(page);
   await shot(page, testInfo, 'profil');
 
@@ -193,10 +203,49 @@ test('the account forms check what is typed, in French; a forgotten password is 
   await expect(page.getByText('Le nom est obligatoire.')).toBeVisible();
   await nom.fill('de la tour');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(page.getByRole('status')).toContainText('Nom et prénom enregistrés.');
+  const infos = page.getByRole('region', { name: 'Mes informations' });
+  await expect(infos.getByRole('status')).toContainText('Nom et prénom enregistrés.');
   await expect(nom).toHaveValue('De La Tour');
   await nom.press('End');
   await nom.press('Backspace');
-  await expect(page.getByRole('status')).toHaveText('');
+  await expect(infos.getByRole('status')).toHaveText('');
   await expectNoAxeViolation(page);
+});
+
+test('the admin page shows which addresses are confirmed and why a role is refused', async ({ page, request }, testInfo) => {
+  const signUp = async (email: string, prenom: string) => {
+    // The request context keeps the first account's cookie: its writes carry the site's Origin, as a browser's do.
+    const res = await request.post('/app/api/user/inscription', {
+      headers: { origin: new URL(testInfo.project.use.baseURL!).origin },
+      data: { nom: 'Admin', prenom, birthday: '1970-01-01', residence: 'Mairie annexe', rue: 'Avenue Jean-Monnet', email, password: PASSWORD },
+    });
+    expect(res.status()).toBe(201);
+  };
+  // The admin confirms their address (the e-mailed link), then gets the role from the command line.
+  const admin = unique(testInfo, 'admin');
+  await signUp(admin, 'Claire');
+  const verification = new URL(await lienRecu(admin, 'verify-email'));
+  await request.get(verification.pathname + verification.search, { maxRedirects: 0 });
+  const { execFileSync } = await import('node:child_process');
+  execFileSync(process.execPath, ['dist/server/cli/user.js', 'role', admin, 'admin'], { env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR } });
+  // Someone signs up with a town-hall-looking address they never confirm.
+  const intrus = unique(testInfo, 'agent');
+  await signUp(intrus, 'Agent');
+
+  await page.goto('/connexion');
+  await page.getByLabel('Adresse e-mail').fill(admin);
+  await page.getByLabel(/^Mot de passe/u).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page).toHaveURL(/\/logement$/u);
+  await page.goto('/admin/utilisateurs');
+  await page.getByLabel('Rechercher').fill(intrus);
+  const row = page.getByRole('row').filter({ hasText: intrus });
+  await expect(row.getByText('Non confirmée')).toBeVisible();
+  await row.getByRole('combobox').selectOption('manager');
+  await expect(page.getByRole('status')).toContainText(`L'adresse ${intrus} n'est pas confirmée : la personne doit d'abord cliquer le lien reçu par e-mail`);
+  await expect(row.getByRole('combobox')).toHaveValue('habitant');
+  await page.getByLabel('Rechercher').fill(admin);
+  await expect(page.getByRole('row').filter({ hasText: admin }).getByText('Confirmée', { exact: true })).toBeVisible();
+  await expectNoAxeViolation(page);
+  await shot(page, testInfo, 'utilisateurs');
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT } from '../src/server/auth/index.js';
-import { createTestApp, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { createTestApp, lienRecu, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
 const ORIGIN = 'http://quartier.test';
@@ -55,6 +55,16 @@ async function setRole(email: string, role: string) {
   await ctx.app.deps.db.updateTable('user').set({ userType: role }).where('email', '=', email).execute();
 }
 
+/** Confirms the address the way its owner does: by opening the link e-mailed at sign-up. */
+async function verify(email: string) {
+  const link = new URL(await lastLinkTo(email, '/verify-email'));
+  expect((await ctx.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode).toBe(302);
+}
+
+async function roleOf(email: string): Promise<string> {
+  return (await ctx.app.deps.db.selectFrom('user').select('userType').where('email', '=', email).executeTakeFirstOrThrow()).userType;
+}
+
 describe('sign-up', () => {
   it('creates the account with its profile, signs the user in, and e-mails a verification link', async () => {
     const { res, body, cookie } = await signUp();
@@ -93,13 +103,15 @@ describe('sign-up', () => {
     expect(mails.some((m) => m.includes(`To: ${String(body.email)}`) && m.includes('confirmez votre adresse'))).toBe(true);
   });
 
-  it('counts the user among the inhabitants of their quartier and ville', async () => {
-    const { res } = await signUp();
+  it('counts the user among the inhabitants of their quartier and ville once they choose to be listed', async () => {
+    const { res, cookie } = await signUp();
     const uid = res.json().data.uid;
-    const q = await ctx.app.inject({ method: 'GET', url: '/app/api/quartiers/jas-de-bouffan/habitants' });
-    expect(q.json().data.habitants).toContain(uid);
-    const v = await ctx.app.inject({ method: 'GET', url: '/app/api/villes/aix-en-provence/habitants' });
-    expect(v.json().data.habitants).toContain(uid);
+    expect(res.json().data.visibilite).toBe('voisins');
+    const list = async (url: string) => (await ctx.app.inject({ method: 'GET', url, headers: { cookie } })).json().data.habitants as string[];
+    expect(await list('/app/api/quartiers/jas-de-bouffan/habitants')).not.toContain(uid);
+    await ctx.app.inject({ method: 'PATCH', url: '/app/api/user/me', headers: { cookie }, payload: { visibilite: 'quartier' } });
+    expect(await list('/app/api/quartiers/jas-de-bouffan/habitants')).toContain(uid);
+    expect(await list('/app/api/villes/aix-en-provence/habitants')).toContain(uid);
   });
 
   it('makes the new user and the inviter follow each other', async () => {
@@ -140,7 +152,7 @@ describe('sign-up', () => {
     expect(long.res.json().error.fields.password).toBe('Le mot de passe doit contenir au plus 128 caractères.');
     const common = await signUp({ password: 'password1234' });
     expect(common.res.statusCode).toBe(400);
-    expect(common.res.json().error.fields.password).toMatch(/fait partie des plus utilisés/u);
+    expect(common.res.json().error.fields.password).toMatch(/trop facile à deviner/u);
     // Only lowercase letters and spaces: accepted (no composition rule).
     expect((await signUp({ password: 'les cigales chantent fort' })).res.statusCode).toBe(201);
     expect(COMMON_PASSWORD_COUNT).toBeGreaterThanOrEqual(10_000);
@@ -188,13 +200,14 @@ describe('sign-in and sign-out', () => {
 });
 
 describe('profiles and roles', () => {
-  it('gives the public profile to anyone, without e-mail, birthday, street or residence', async () => {
-    const { res } = await signUp();
+  it('gives the public profile to anyone, without e-mail, birthday, street, residence or gender', async () => {
+    const { res, cookie } = await signUp();
     const uid = res.json().data.uid;
+    await ctx.app.inject({ method: 'PATCH', url: '/app/api/user/me', headers: { cookie }, payload: { visibilite: 'tous' } });
     const pub = await ctx.app.inject({ method: 'GET', url: `/app/api/user/public/${uid}` });
     expect(pub.statusCode).toBe(200);
-    expect(Object.keys(pub.json().data).sort()).toEqual(['emailVerified', 'gender', 'nom', 'pays', 'pic', 'prenom', 'quartier', 'uid', 'ville']);
-    for (const secret of ['habitant', '1980-04-12', 'Marcel-Pagnol', 'Lauriers']) expect(pub.body).not.toContain(secret);
+    expect(Object.keys(pub.json().data).sort()).toEqual(['emailVerified', 'nom', 'pays', 'pic', 'prenom', 'quartier', 'uid', 'ville']);
+    for (const secret of ['habitant', '1980-04-12', 'Marcel-Pagnol', 'Lauriers', '"H"', 'gender']) expect(pub.body).not.toContain(secret);
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/user/public/inconnu' })).statusCode).toBe(404);
   });
 
@@ -232,6 +245,7 @@ describe('profiles and roles', () => {
     const list = await ctx.app.inject({ method: 'GET', url: `/app/api/admin/users?q=${encodeURIComponent(String(user.body.email))}`, headers: { cookie: admin.cookie } });
     expect(list.json().data.map((u: { uid: string }) => u.uid)).toEqual([uid]);
 
+    await verify(String(user.body.email));
     const change = await ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${uid}/role`, headers: { cookie: admin.cookie }, payload: { role: 'manager' } });
     expect(change.statusCode).toBe(200);
     const row = await ctx.app.deps.db.selectFrom('user').select('userType').where('id', '=', uid).executeTakeFirstOrThrow();
@@ -240,6 +254,38 @@ describe('profiles and roles', () => {
     expect(bad.statusCode).toBe(400);
     const byUser = await ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${uid}/role`, headers: { cookie: user.cookie }, payload: { role: 'admin' } });
     expect(byUser.statusCode).toBe(403);
+  });
+
+  it('gives manager and admin only to a confirmed e-mail address, saying why in French; back to habitant always', async () => {
+    const admin = await signUp();
+    await setRole(String(admin.body.email), 'admin');
+    // Anyone can sign up with a town-hall-looking address they do not own.
+    const intruder = await signUp({ email: `agent${counter}@mairie-aix.example` });
+    const email = String(intruder.body.email);
+    const uid = intruder.res.json().data.uid;
+    const give = (role: string) => ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${uid}/role`, headers: { cookie: admin.cookie }, payload: { role } });
+
+    for (const role of ['manager', 'admin']) {
+      const refused = await give(role);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().error.code).toBe('EMAIL_NON_CONFIRME');
+      expect(refused.json().error.message).toMatch(new RegExp(`^L'adresse ${email.replace(/\./gu, '\\.')} n'est pas confirmée : la personne doit d'abord cliquer le lien reçu par e-mail`, 'u'));
+      expect(await roleOf(email)).toBe('habitant');
+    }
+    // The admin page shows which addresses are confirmed.
+    const listed = await ctx.app.inject({ method: 'GET', url: `/app/api/admin/users?q=${encodeURIComponent(email)}`, headers: { cookie: admin.cookie } });
+    expect(listed.json().data[0]).toMatchObject({ uid, emailVerified: false });
+
+    // An account made manager before this rule can always be taken back to habitant.
+    await setRole(email, 'manager');
+    expect((await give('habitant')).statusCode).toBe(200);
+    expect(await roleOf(email)).toBe('habitant');
+
+    await verify(email);
+    const granted = await give('manager');
+    expect(granted.statusCode).toBe(200);
+    expect(granted.json().data).toMatchObject({ userType: 'manager', emailVerified: true });
+    expect(await roleOf(email)).toBe('manager');
   });
 });
 
@@ -283,31 +329,35 @@ describe('npm run user -- role', () => {
   it('sets a role from the command line, and says why when it cannot', async () => {
     const { run } = await import('../src/server/cli/user.js');
     const { body } = await signUp();
+    await verify(String(body.email));
     const env = { DATA_DIR: ctx.dataDir, DATABASE_URL: ctx.config.databaseUrl };
     expect(await run(['role', String(body.email).toUpperCase(), 'admin'], env)).toEqual({ code: 0, out: `${String(body.email)} a maintenant le rôle admin.` });
     const row = await ctx.app.deps.db.selectFrom('user').select('userType').where('email', '=', String(body.email)).executeTakeFirstOrThrow();
     expect(row.userType).toBe('admin');
     expect((await run(['role', 'personne@example.org', 'manager'], env)).code).toBe(1);
+    expect(await run(['role', String(body.email), 'habitant'], env)).toEqual({ code: 0, out: `${String(body.email)} a maintenant le rôle habitant.` });
     expect((await run(['role', String(body.email), 'roi'], env)).out).toMatch(/^Rôle inconnu « roi »/u);
     expect((await run([], env)).code).toBe(2);
   });
+
+  it('refuses manager and admin to an unconfirmed address, exits non-zero and says what to do', async () => {
+    const { run } = await import('../src/server/cli/user.js');
+    const { body } = await signUp({ email: `agent${counter}@mairie-aix.example` });
+    const email = String(body.email);
+    const env = { DATA_DIR: ctx.dataDir, DATABASE_URL: ctx.config.databaseUrl };
+    for (const role of ['manager', 'admin']) {
+      const refused = await run(['role', email, role], env);
+      expect(refused.code).toBe(1);
+      expect(refused.out).toContain(`L'adresse ${email} n'est pas confirmée : la personne doit d'abord cliquer le lien reçu par e-mail`);
+      expect(await roleOf(email)).toBe('habitant');
+    }
+    await verify(email);
+    expect(await run(['role', email, 'manager'], env)).toEqual({ code: 0, out: `${email} a maintenant le rôle manager.` });
+    expect(await roleOf(email)).toBe('manager');
+  });
 });
 
-/** The last link e-mailed to an address whose path contains `pathPart` (quoted-printable unfolded). */
-async function lastLinkTo(email: string, pathPart = '/app/api/auth/'): Promise<string> {
-  await ctx.app.deps.mailer.idle();
-  const dir = path.join(ctx.dataDir, 'mail');
-  const links = fs
-    .readdirSync(dir)
-    .sort()
-    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/gu, '').replace(/=3D/gu, '='))
-    .filter((m) => m.includes(`To: ${email}`))
-    .flatMap((m) => m.match(/https?:\/\/\S+/gu) ?? [])
-    .filter((l) => l.includes(pathPart));
-  const link = links.at(-1);
-  if (!link) throw new Error(`no link mailed to ${email}`);
-  return link;
-}
+const lastLinkTo = (email: string, pathPart?: string) => lienRecu(ctx, email, pathPart);
 
 describe('e-mail verification, password reset, e-mail change', () => {
   it('verifies the address through the e-mailed link', async () => {
@@ -333,7 +383,7 @@ describe('e-mail verification, password reset, e-mail change', () => {
     const token = link.pathname.split('/').pop()!;
     const common = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/reset-password', headers: { origin: ORIGIN }, payload: { token, newPassword: 'password1234' } });
     expect(common.statusCode).toBe(400);
-    expect(common.json().error.message).toMatch(/fait partie des plus utilisés/u);
+    expect(common.json().error.message).toMatch(/trop facile à deviner/u);
     const ok = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/reset-password', headers: { origin: ORIGIN }, payload: { token, newPassword: 'un autre jardin au soleil' } });
     expect(ok.statusCode).toBe(200);
     expect((await signIn(String(body.email), String(body.password))).statusCode).toBe(401);
@@ -370,11 +420,15 @@ describe('profile picture', () => {
     expect(up.statusCode).toBe(201);
     const pic = up.json().data.pic as string;
     expect(pic).toMatch(new RegExp(`^/app/api/user/pic/${uid}\\?v=`, 'u'));
-    const served = await ctx.app.inject({ method: 'GET', url: pic });
+    const served = await ctx.app.inject({ method: 'GET', url: pic, headers: { cookie } });
     expect(served.headers['content-type']).toBe('image/webp');
+    // A user file is never run as a page of the site nor sniffed as another type, nor kept by a shared cache.
+    expect(served.headers['x-content-type-options']).toBe('nosniff');
+    expect(String(served.headers['content-security-policy'])).toMatch(/(^|;\s*)sandbox(;|$)/u);
+    expect(String(served.headers['cache-control'])).toMatch(/^private/u);
     const meta = await sharp(served.rawPayload).metadata();
     expect([meta.width, meta.height, meta.format]).toEqual([256, 256, 'webp']);
-    expect((await ctx.app.inject({ method: 'GET', url: `/app/api/user/public/${uid}` })).json().data.pic).toBe(pic);
+    expect((await ctx.app.inject({ method: 'GET', url: `/app/api/user/public/${uid}`, headers: { cookie } })).json().data.pic).toBe(pic);
 
     const exe = await multipart([{ field: 'pic', name: 'moi.png', content: SAMPLES.exe }]);
     const bad = await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...exe.headers, cookie }, payload: exe.payload });
@@ -388,5 +442,154 @@ describe('profile picture', () => {
     const served = await ctx.app.inject({ method: 'GET', url: `/app/api/user/pic/${res.json().data.uid}` });
     expect(served.statusCode).toBe(302);
     expect(served.headers.location).toBe('/avatar-defaut.svg');
+  });
+});
+
+describe('a picture path never leaves its owner\'s folder', () => {
+  it('ignores a hostile image value: the other user\'s file stays, nothing outside the owner\'s folder is served', async () => {
+    const { default: sharp } = await import('sharp');
+    const photo = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#cc3366' } }).png().toBuffer();
+    const upload = async (cookie: string) => {
+      const form = await multipart([{ field: 'pic', name: 'moi.png', content: photo }]);
+      const res = await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...form.headers, cookie }, payload: form.payload });
+      expect(res.statusCode).toBe(201);
+      return res.json().data.pic as string;
+    };
+    const victim = await signUp();
+    const victimUid = victim.res.json().data.uid as string;
+    const victimPic = await upload(victim.cookie);
+    const victimVersion = new URL(victimPic, ORIGIN).searchParams.get('v')!;
+    const victimFile = path.join(ctx.dataDir, 'uploads', 'avatars', victimUid, `${victimVersion}.webp`);
+    expect(fs.existsSync(victimFile)).toBe(true);
+
+    const attacker = await signUp();
+    const attackerUid = attacker.res.json().data.uid as string;
+    await upload(attacker.cookie);
+    const hostile = [
+      `/x?v=../${victimUid}/${victimVersion}`,
+      `/app/api/user/pic/${attackerUid}?v=../${victimUid}/${victimVersion}`,
+      `/app/api/user/pic/${attackerUid}?v=${victimVersion}/../../${victimUid}/${victimVersion}`,
+      victimPic,
+      'https://evil.example/pixel.png',
+    ];
+    for (const image of hostile) {
+      // Written straight into the row, as a route that forgot a check would.
+      await ctx.app.deps.db.updateTable('user').set({ image }).where('id', '=', attackerUid).execute();
+      const pub = await ctx.app.inject({ method: 'GET', url: `/app/api/user/public/${attackerUid}`, headers: { cookie: attacker.cookie } });
+      expect(pub.json().data.pic, image).toBe('/avatar-defaut.svg');
+      const served = await ctx.app.inject({ method: 'GET', url: `/app/api/user/pic/${attackerUid}`, headers: { cookie: attacker.cookie } });
+      expect(served.statusCode, image).toBe(302);
+      expect(served.headers.location).toBe('/avatar-defaut.svg');
+
+      await ctx.app.deps.db.updateTable('user').set({ image }).where('id', '=', attackerUid).execute();
+      await upload(attacker.cookie);
+      expect(fs.existsSync(victimFile), image).toBe(true);
+    }
+    const still = await ctx.app.inject({ method: 'GET', url: victimPic, headers: { cookie: victim.cookie } });
+    expect(still.statusCode).toBe(200);
+    expect(still.headers['content-type']).toBe('image/webp');
+  });
+});
+
+describe('who sees inhabitants lists and public profiles', () => {
+  async function moveTo(email: string, quartierSlug: string, villeSlug: string) {
+    await ctx.app.deps.db.updateTable('user').set({ quartierSlug, villeSlug }).where('email', '=', email).execute();
+  }
+  const choose = (cookie: string, visibilite: string) => ctx.app.inject({ method: 'PATCH', url: '/app/api/user/me', headers: { cookie }, payload: { visibilite } });
+
+  it('lists the inhabitants of a place only to its signed-in residents, and only those who chose to be listed', async () => {
+    for (const url of ['/app/api/quartiers/jas-de-bouffan/habitants', '/app/api/villes/aix-en-provence/habitants']) {
+      const anonymous = await ctx.app.inject({ method: 'GET', url });
+      expect(anonymous.statusCode, url).toBe(401);
+      expect(anonymous.json().error.message).toBe('Connectez-vous pour continuer.');
+    }
+    const resident = await signUp();
+    const quartier = await signUp();
+    const tous = await signUp();
+    const hidden = await signUp();
+    expect((await choose(quartier.cookie, 'quartier')).statusCode).toBe(200);
+    expect((await choose(tous.cookie, 'tous')).statusCode).toBe(200);
+    const uid = (x: { res: { json(): { data: { uid: string } } } }) => x.res.json().data.uid;
+
+    for (const url of ['/app/api/quartiers/jas-de-bouffan/habitants', '/app/api/villes/aix-en-provence/habitants']) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: { cookie: resident.cookie } });
+      expect(res.statusCode, url).toBe(200);
+      const habitants = res.json().data.habitants as string[];
+      expect(habitants).toEqual(expect.arrayContaining([uid(quartier), uid(tous)]));
+      expect(habitants).not.toContain(uid(hidden));
+      expect(habitants).not.toContain(uid(resident));
+    }
+
+    // A resident of another quartier of the same city: not this quartier's list; the city's, yes.
+    const encagnane = await signUp();
+    await moveTo(String(encagnane.body.email), 'encagnane', 'aix-en-provence');
+    const otherQuartier = await ctx.app.inject({ method: 'GET', url: '/app/api/quartiers/jas-de-bouffan/habitants', headers: { cookie: encagnane.cookie } });
+    expect(otherQuartier.statusCode).toBe(403);
+    expect(otherQuartier.json().error.message).toBe('Cette liste est réservée aux habitants de ce quartier.');
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/villes/aix-en-provence/habitants', headers: { cookie: encagnane.cookie } })).statusCode).toBe(200);
+    // A resident of another city: neither.
+    const marseille = await signUp();
+    await moveTo(String(marseille.body.email), 'le-panier', 'marseille');
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/villes/aix-en-provence/habitants', headers: { cookie: marseille.cookie } })).statusCode).toBe(403);
+    // Nor another place's list for a resident of this one.
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/quartiers/encagnane/habitants', headers: { cookie: resident.cookie } })).statusCode).toBe(403);
+  });
+
+  it('shows the name and picture only to the viewers the person chose, the first name to others, the gender to no one', async () => {
+    const { default: sharp } = await import('sharp');
+    const person = await signUp({ prenom: 'amina', nom: 'roux', gender: 'F' });
+    const uid = person.res.json().data.uid as string;
+    const form = await multipart([{ field: 'pic', name: 'moi.jpg', content: await sharp({ create: { width: 64, height: 64, channels: 3, background: '#112233' } }).jpeg().toBuffer() }]);
+    const pic = (await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...form.headers, cookie: person.cookie }, payload: form.payload })).json().data.pic as string;
+
+    const neighbour = await signUp({ inviterUid: uid });
+    const resident = await signUp();
+    const manager = await signUp();
+    await setRole(String(manager.body.email), 'manager');
+    const admin = await signUp();
+    await setRole(String(admin.body.email), 'admin');
+    const outsider = await signUp();
+    await moveTo(String(outsider.body.email), 'encagnane', 'aix-en-provence');
+
+    const viewers: [string, string | undefined][] = [
+      ['anonymous', undefined],
+      ['self', person.cookie],
+      ['neighbour', neighbour.cookie],
+      ['resident', resident.cookie],
+      ['manager', manager.cookie],
+      ['admin', admin.cookie],
+      ['outsider', outsider.cookie],
+    ];
+    const full: Record<string, string[]> = {
+      voisins: ['self', 'neighbour', 'admin'],
+      quartier: ['self', 'neighbour', 'resident', 'manager', 'admin'],
+      tous: viewers.map(([name]) => name),
+    };
+    for (const visibilite of ['voisins', 'quartier', 'tous']) {
+      expect((await choose(person.cookie, visibilite)).json().data.visibilite).toBe(visibilite);
+      for (const [name, cookie] of viewers) {
+        const headers = cookie ? { cookie } : {};
+        const res = await ctx.app.inject({ method: 'GET', url: `/app/api/user/public/${uid}`, headers });
+        const what = `${visibilite} seen by ${name}`;
+        expect(res.statusCode, what).toBe(200);
+        expect(res.body, what).not.toContain('gender');
+        const served = await ctx.app.inject({ method: 'GET', url: pic, headers });
+        if (full[visibilite]!.includes(name)) {
+          expect(res.json().data, what).toMatchObject({ prenom: 'Amina', nom: 'Roux', pic });
+          expect(served.statusCode, what).toBe(200);
+        } else {
+          expect(res.json().data, what).toMatchObject({ prenom: 'Amina', pic: '/avatar-defaut.svg' });
+          expect(res.json().data, what).not.toHaveProperty('nom');
+          expect(served.statusCode, what).toBe(302);
+          expect(served.headers.location, what).toBe('/avatar-defaut.svg');
+        }
+      }
+    }
+    // The owner sees their own choice and gender; an unknown choice is refused in French.
+    const me = (await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie: person.cookie } })).json().data;
+    expect(me).toMatchObject({ visibilite: 'tous', gender: 'F' });
+    const bad = await choose(person.cookie, 'monde');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.fields.visibilite).toBe('Choix inconnu : choisissez voisins, quartier, tous.');
   });
 });

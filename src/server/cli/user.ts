@@ -1,5 +1,5 @@
 // Accounts from the command line: `npm run user -- role <email> <role>` (how the first admin is made).
-import { isRole, ROLE_VALUES } from '../../domain/compte.js';
+import { adresseNonConfirmee, isRole, ROLE_VALUES } from '../../domain/compte.js';
 import { normaliseEmail } from '../../domain/normalise.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { migrate, openDatabase } from '../db/index.js';
@@ -22,9 +22,10 @@ export async function run(args: string[], env: Record<string, string | undefined
   try {
     await migrate(db);
     const email = normaliseEmail(rawEmail);
-    if (!(await new CompteRepository(db).setRole({ email }, role))) {
-      return { code: 1, out: `Aucun compte n'a l'adresse ${email} : créez d'abord le compte sur le site.` };
-    }
+    const result = await new CompteRepository(db).setRole({ email }, role);
+    if (!result.ok && result.raison === 'introuvable') return { code: 1, out: `Aucun compte n'a l'adresse ${email} : créez d'abord le compte sur le site.` };
+    // Manager and admin read every request: only for an address its owner has confirmed.
+    if (!result.ok) return { code: 1, out: `Rôle non modifié. ${adresseNonConfirmee(result.email)}` };
     return { code: 0, out: `${email} a maintenant le rôle ${role}.` };
   } finally {
     await db.destroy();

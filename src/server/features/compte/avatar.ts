@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
@@ -10,12 +10,21 @@ import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
 import { AVATARS_PREFIX } from '../../storage/index.js';
 import type { CompteRepository } from './repository.js';
-import { DEFAULT_PIC } from './vues.js';
+import type { CompteService } from './service.js';
+import { ACCOUNT_ID, DEFAULT_PIC, isPictureVersion, pictureVersion, picUrl } from './vues.js';
 
 const AVATAR_SIZE = 256;
-const avatarKey = (uid: string, version: string) => `${AVATARS_PREFIX}/${uid}/${version}.webp`;
-/** The version of the stored picture, from the `image` column (`/app/api/user/pic/{uid}?v={version}`). */
-const versionOf = (image: string | null | undefined) => (image ? new URL(image, 'http://x').searchParams.get('v') : null);
+
+function avatarKey(uid: string, version: string): string {
+  // Both parts are checked again here (an invariant: callers pass the session's id or a checked version).
+  if (!ACCOUNT_ID.test(uid) || !isPictureVersion(version)) throw new Error('invalid avatar key');
+  return `${AVATARS_PREFIX}/${uid}/${version}.webp`;
+}
+
+/** User files are never run as a page of the app's origin, nor sniffed as another type. */
+function pictureHeaders(reply: FastifyReply): FastifyReply {
+  return reply.header('X-Content-Type-Options', 'nosniff').header('Content-Security-Policy', "sandbox; default-src 'none'");
+}
 
 /**
  * Profile pictures: checked on content like documents (JPEG or PNG), turned upright, cropped square,
@@ -55,9 +64,10 @@ export function avatarRoutes(repository: CompteRepository) {
       temp.stream.end(output);
       await temp.commit(avatarKey(me.id, version));
       const previous = await repository.findById(me.id);
-      const pic = `/app/api/user/pic/${me.id}?v=${version}`;
+      const pic = picUrl(me.id, version);
       await repository.update(me.id, { image: pic });
-      const old = versionOf(previous?.image);
+      // Only this user's own previous picture, under their own folder, is removed.
+      const old = pictureVersion(previous);
       if (old) await storage.remove(avatarKey(me.id, old));
       return reply.status(201).send({ data: { pic } });
     });
@@ -66,8 +76,11 @@ export function avatarRoutes(repository: CompteRepository) {
 
 const picQuery = z.object({ v: z.string().max(64, { error: 'Version de photo inconnue.' }).optional() });
 
-/** Anyone may see a profile picture (it is part of the public profile). */
-export function avatarPublic(repository: CompteRepository) {
+/**
+ * A profile picture, to the viewers its owner chose (the same rule as the public profile); anyone else,
+ * and a user without a picture, is sent to the default one.
+ */
+export function avatarPublic({ repository, service }: { repository: CompteRepository; service: CompteService }) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { storage } = app.deps;
@@ -75,13 +88,16 @@ export function avatarPublic(repository: CompteRepository) {
     app.get('/user/pic/:uid', { schema: { params: z.object({ uid: uidSchema }), querystring: picQuery, response: fichier() } }, async (request, reply) => {
       const { uid } = request.params;
       const { v } = request.query;
-      const current = versionOf((await repository.findById(uid))?.image);
-      if (!current || (v && v !== current) || !(await storage.exists(avatarKey(uid, current)))) {
+      const user = await repository.findById(uid);
+      const current = pictureVersion(user);
+      if (!user || !current || (v && v !== current) || !(await storage.exists(avatarKey(uid, current)))) {
         return reply.redirect(DEFAULT_PIC);
       }
-      return reply
+      if ((await service.regard((await compteDe(request))?.id ?? null, user)) !== 'complet') return reply.redirect(DEFAULT_PIC);
+      // Who may see it depends on the viewer: kept by the browser only, never by a shared cache.
+      return pictureHeaders(reply)
         .header('Content-Type', 'image/webp')
-        .header('Cache-Control', v ? 'public, max-age=31536000, immutable' : 'no-cache')
+        .header('Cache-Control', v ? 'private, max-age=31536000, immutable' : 'private, no-cache')
         .send(storage.read(avatarKey(uid, current)));
     });
   };

@@ -1,5 +1,5 @@
 import { slugify } from '../../../domain/normalise.js';
-import type { Role } from '../../../domain/compte.js';
+import { roleExigeAdresseConfirmee, VISIBILITES_LISTEES, type Role } from '../../../domain/compte.js';
 import type { Db } from '../../db/index.js';
 import type { UserRow, UserTable } from '../../db/schema.js';
 
@@ -7,6 +7,8 @@ import type { UserRow, UserTable } from '../../db/schema.js';
 export function placeSlugs(ville: string, quartier: string): { villeSlug: string; quartierSlug: string } {
   return { villeSlug: slugify(ville), quartierSlug: slugify(quartier) };
 }
+
+export type ChangementDeRole = { ok: true } | { ok: false; raison: 'introuvable' } | { ok: false; raison: 'adresse-non-confirmee'; email: string };
 
 /** Every SQL statement on accounts, their profiles and their follows. */
 export class CompteRepository {
@@ -20,11 +22,21 @@ export class CompteRepository {
     await this.db.updateTable('user').set(values).where('id', '=', uid).execute();
   }
 
-  /** Sets a role by id or by e-mail; false when no account matched. */
-  async setRole(where: { id: string } | { email: string }, role: Role): Promise<boolean> {
-    const query = this.db.updateTable('user').set({ userType: role });
-    const result = await ('id' in where ? query.where('id', '=', where.id) : query.where('email', '=', where.email)).executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  /**
+   * Sets a role by id or by e-mail, the one place that does (admin page and CLI): manager and admin only
+   * for a confirmed e-mail address, checked in the same statement as the change.
+   */
+  async setRole(where: { id: string } | { email: string }, role: Role): Promise<ChangementDeRole> {
+    let query = this.db.updateTable('user').set({ userType: role });
+    query = 'id' in where ? query.where('id', '=', where.id) : query.where('email', '=', where.email);
+    // `is true`: a literal, read alike by PostgreSQL's boolean and SQLite's 0/1.
+    if (roleExigeAdresseConfirmee(role)) query = query.where('emailVerified', 'is', true);
+    const result = await query.executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) return { ok: true };
+    let select = this.db.selectFrom('user').select(['email', 'emailVerified']);
+    select = 'id' in where ? select.where('id', '=', where.id) : select.where('email', '=', where.email);
+    const user = await select.executeTakeFirst();
+    return user ? { ok: false, raison: 'adresse-non-confirmee', email: user.email } : { ok: false, raison: 'introuvable' };
   }
 
   /** Newest first. */
@@ -32,9 +44,30 @@ export class CompteRepository {
     return this.db.selectFrom('user').selectAll().orderBy('createdAt', 'desc').execute();
   }
 
+  /** The inhabitants of a place who chose to be listed (VISIBILITES_LISTEES), oldest account first. */
   async inhabitants(column: 'quartierSlug' | 'villeSlug', slug: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('user').select('id').where(column, '=', slug).orderBy('createdAt').execute();
+    const rows = await this.db
+      .selectFrom('user')
+      .select('id')
+      .where(column, '=', slug)
+      .where('visibilite', 'in', [...VISIBILITES_LISTEES])
+      .orderBy('createdAt')
+      .orderBy('id')
+      .execute();
     return rows.map((r) => r.id);
+  }
+
+  /** Whether one of the two follows the other (they are « voisins »). */
+  async areNeighbours(a: string, b: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('follows')
+      .select('followerId')
+      .where((eb) =>
+        eb.or([eb.and([eb('followerId', '=', a), eb('followeeId', '=', b)]), eb.and([eb('followerId', '=', b), eb('followeeId', '=', a)])]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** After an invitation, the new user and the inviter follow each other (no-op for an unknown inviter). */

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  adresseNonConfirmee,
   inscriptionSchema,
+  modificationProfilSchema,
   moiSchema,
   PAGE_UTILISATEURS,
   profilPersonnelSchema,
   profilPublicSchema,
-  profilSchema,
   roleSchema,
   uidSchema,
   utilisateursQuerySchema,
@@ -37,7 +38,7 @@ async function found(repository: CompteRepository, uid: string): Promise<UserRow
   return user;
 }
 
-/** Routes anyone may call: sign-up, public profiles, inhabitants of a place. */
+/** Routes anyone may call: sign-up, public profiles (what the viewer may see of them). */
 export function routesPubliques({ repository, service }: Deps) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -53,24 +54,37 @@ export function routesPubliques({ repository, service }: Deps) {
       },
     );
 
-    app.get('/user/public/:uid', { schema: { params: uidParams, response: reponses(200, z.object({ data: profilPublicSchema })) } }, async (request) => ({
-      data: toPublic(await found(repository, request.params.uid)),
-    }));
-
-    app.get('/quartiers/:slug/habitants', { schema: { params: slugParams, response: habitantsReponse } }, async (request) => {
-      const { slug } = request.params;
-      return { data: { slug, habitants: await repository.inhabitants('quartierSlug', slug) } };
-    });
-
-    app.get('/villes/:slug/habitants', { schema: { params: slugParams, response: habitantsReponse } }, async (request) => {
-      const { slug } = request.params;
-      return { data: { slug, habitants: await repository.inhabitants('villeSlug', slug) } };
+    app.get('/user/public/:uid', { schema: { params: uidParams, response: reponses(200, z.object({ data: profilPublicSchema })) } }, async (request) => {
+      const user = await found(repository, request.params.uid);
+      return { data: toPublic(user, await service.regard((await compteDe(request))?.id ?? null, user)) };
     });
   };
 }
 
+/**
+ * Inhabitants of a place (registered in a scope that answers 401 to anyone signed out): only to the
+ * residents of that place, and only the people who chose to be seen by them (VISIBILITES_LISTEES).
+ */
+export function routesHabitants({ repository }: Deps) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const places = [
+      { path: '/quartiers/:slug/habitants', column: 'quartierSlug', refus: 'Cette liste est réservée aux habitants de ce quartier.' },
+      { path: '/villes/:slug/habitants', column: 'villeSlug', refus: 'Cette liste est réservée aux habitants de cette ville.' },
+    ] as const;
+    for (const { path, column, refus } of places) {
+      app.get(path, { schema: { params: slugParams, response: habitantsReponse } }, async (request) => {
+        const { slug } = request.params;
+        const me = await found(repository, (await compteDe(request))!.id);
+        if (me[column] === '' || me[column] !== slug) throw new ApiError(403, 'FORBIDDEN', refus);
+        return { data: { slug, habitants: await repository.inhabitants(column, slug) } };
+      });
+    }
+  };
+}
+
 /** Routes of the signed-in account (registered in a scope that answers 401 to anyone else). */
-export function routesCompte({ repository }: Deps) {
+export function routesCompte({ repository, service }: Deps) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { config } = app.deps;
@@ -88,17 +102,16 @@ export function routesCompte({ repository }: Deps) {
         data: {
           ...toPersonnel(user),
           invitationLink: `${config.publicUrl}/invitation/${encodeURIComponent(user.id)}`,
-          followers: followers.map(toPublic),
-          following: following.map(toPublic),
+          // Followers and followees are neighbours: they see each other's name and picture.
+          followers: followers.map((u) => toPublic(u, 'complet')),
+          following: following.map((u) => toPublic(u, 'complet')),
         },
       };
     });
 
-    app.patch('/user/me', { schema: { body: profilSchema, response: reponses(200, z.object({ data: profilPersonnelSchema })) } }, async (request) => {
+    app.patch('/user/me', { schema: { body: modificationProfilSchema, response: reponses(200, z.object({ data: profilPersonnelSchema })) } }, async (request) => {
       const me = (await compteDe(request))!;
-      const { nom, prenom } = request.body;
-      await repository.update(me.id, { nom, prenom, name: `${prenom} ${nom}`, updatedAt: new Date().toISOString() });
-      return { data: toPersonnel(await found(repository, me.id)) };
+      return { data: toPersonnel(await service.modifierProfil(me.id, request.body)) };
     });
   };
 }
@@ -128,7 +141,9 @@ export function routesAdmin({ repository }: Deps) {
         const { uid } = request.params;
         const { role } = request.body;
         if (uid === admin.id && role !== 'admin') throw new ApiError(409, 'LAST_ADMIN', 'Vous ne pouvez pas retirer vos propres droits d’administrateur.');
-        if (!(await repository.setRole({ id: uid }, role))) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+        const result = await repository.setRole({ id: uid }, role);
+        if (!result.ok && result.raison === 'introuvable') throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+        if (!result.ok) throw new ApiError(409, 'EMAIL_NON_CONFIRME', adresseNonConfirmee(result.email));
         request.log.info({ by: admin.id, uid, role }, 'role changed');
         return { data: toPersonnel(await found(repository, uid)) };
       },

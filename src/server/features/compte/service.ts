@@ -1,12 +1,13 @@
 import { APIError } from 'better-auth/api';
 import { fromNodeHeaders } from 'better-auth/node';
 import type { IncomingHttpHeaders } from 'node:http';
-import { MOT_DE_PASSE_COURANT, type Inscription } from '../../../domain/compte.js';
+import { isVisibilite, MOT_DE_PASSE_COURANT, VISIBILITE_DEFAUT, type Inscription, type ModificationProfil } from '../../../domain/compte.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import { isCommonPassword, type Auth } from '../../auth/index.js';
 import type { UserRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { placeSlugs, type CompteRepository } from './repository.js';
-import { DEFAULT_PIC } from './vues.js';
+import { DEFAULT_PIC, type Regard } from './vues.js';
 
 const EMAIL_TAKEN = 'Un compte existe déjà avec cette adresse e-mail. Connectez-vous, ou choisissez « Mot de passe oublié ».';
 const RUE_INCONNUE = 'Choisissez votre rue dans la liste.';
@@ -52,5 +53,40 @@ export class CompteService {
     });
     if (input.inviterUid) await repository.followEachOther(created.userId, input.inviterUid);
     return { user: (await repository.findById(created.userId))!, cookies: created.headers.getSetCookie() };
+  }
+
+  /** Names (already checked by profilSchema's rules) and the visibility choice; `name` follows the names. */
+  async modifierProfil(uid: string, changes: ModificationProfil): Promise<UserRow> {
+    const { repository } = this.deps;
+    const current = await repository.findById(uid);
+    if (!current) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+    const nom = changes.nom ?? current.nom;
+    const prenom = changes.prenom ?? current.prenom;
+    await repository.update(uid, {
+      nom,
+      prenom,
+      name: `${prenom} ${nom}`,
+      ...(changes.visibilite ? { visibilite: changes.visibilite } : {}),
+      updatedAt: new Date().toISOString(),
+    });
+    return (await repository.findById(uid))!;
+  }
+
+  /**
+   * What `viewerId` (null: signed out) sees of `target`'s public profile and picture (docs/produit.md
+   * « Comptes ») : the person themself, admins and their neighbours (follows either way) see the name and
+   * picture; signed-in residents of the same quartier too when the person chose 'quartier'; anyone when
+   * 'tous'. Everyone else sees the first name only. Managers have no right of their own here.
+   */
+  async regard(viewerId: string | null, target: UserRow): Promise<Regard> {
+    const { repository } = this.deps;
+    const visibilite = isVisibilite(target.visibilite) ? target.visibilite : VISIBILITE_DEFAUT;
+    if (visibilite === 'tous' || viewerId === target.id) return 'complet';
+    if (!viewerId) return 'prenom';
+    const viewer = await repository.findById(viewerId);
+    if (!viewer) return 'prenom';
+    if (viewer.userType === 'admin') return 'complet';
+    if (visibilite === 'quartier' && viewer.quartierSlug !== '' && viewer.quartierSlug === target.quartierSlug) return 'complet';
+    return (await repository.areNeighbours(viewer.id, target.id)) ? 'complet' : 'prenom';
   }
 }

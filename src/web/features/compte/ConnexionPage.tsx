@@ -64,9 +64,7 @@ export function ConnexionPage() {
               <Avatar src={inviter.data.pic} alt="" size="lg" radius="xl" />
               <div>
                 <Text fw={600}>Invitation reçue par</Text>
-                <Text size="lg">
-                  {inviter.data.prenom} {inviter.data.nom}
-                </Text>
+                <Text size="lg">{inviter.data.nom ? `${inviter.data.prenom} ${inviter.data.nom}` : inviter.data.prenom}</Text>
               </div>
             </Group>
           </Card>

@@ -1,10 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Alert, Avatar, Button, Card, CopyButton, Group, List, Loader, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Avatar, Button, Card, CopyButton, Fieldset, Group, List, Loader, Radio, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useForm, type FieldPath } from 'react-hook-form';
 import { Navigate } from 'react-router';
-import type { Moi, ProfilPublic } from '../../../domain/compte.js';
+import { isVisibilite, VISIBILITES, type Moi, type ProfilPublic, type Visibilite } from '../../../domain/compte.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import type { z } from '../../../domain/zod.js';
 import { ApiError, errorMessage } from '../../lib/api.js';
@@ -12,7 +12,7 @@ import { paths } from '../../lib/paths.js';
 import { cles } from '../../lib/queryKeys.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { useChangementEmail, useModificationProfil } from './api.js';
+import { useChangementEmail, useChoixVisibilite, useModificationProfil } from './api.js';
 import { mesInformationsSchema } from './schemas.js';
 
 type MesInformations = z.input<typeof mesInformationsSchema>;
@@ -102,6 +102,8 @@ function Profil({ moi }: { moi: Moi }) {
         </form>
       </Card>
 
+      <QuiMeVoit moi={moi} />
+
       <Card withBorder padding="lg" component="section" aria-labelledby="profil-invitation">
         <Title order={2} size="h3" id="profil-invitation" mb="xs">
           Inviter mes voisins
@@ -125,6 +127,70 @@ function Profil({ moi }: { moi: Moi }) {
   );
 }
 
+/** Who sees my name and photo: one choice among VISIBILITES, saved with its own button. */
+function QuiMeVoit({ moi }: { moi: Moi }) {
+  const queryClient = useQueryClient();
+  const choix = useChoixVisibilite();
+  const [value, setValue] = useState<Visibilite>(moi.visibilite);
+  const [status, setStatus] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setFailure(null);
+    try {
+      await choix.mutateAsync(value);
+      await queryClient.invalidateQueries({ queryKey: cles.moi });
+      setStatus('Votre choix est enregistré.');
+    } catch (error) {
+      setFailure(errorMessage(error, MESSAGES.reseau));
+    }
+  };
+
+  return (
+    <Card withBorder padding="lg" component="section" aria-labelledby="profil-visibilite">
+      <Title order={2} size="h3" id="profil-visibilite" mb="xs">
+        Ce que voient les autres habitants
+      </Title>
+      <Text mb="sm">Votre e-mail, votre adresse, votre date de naissance et votre genre ne sont jamais montrés aux autres habitants.</Text>
+      <form onSubmit={save} noValidate>
+        <Stack gap="sm">
+          {failure && (
+            <Alert color="red" role="alert">
+              {failure}
+            </Alert>
+          )}
+          <div role="status">{status && <Alert color="teal">{status}</Alert>}</div>
+          <Fieldset legend={
+              <Text component="span" id="visibilite-legende" size="sm" fw={600}>
+                Qui voit mon nom et ma photo ?
+              </Text>
+            } variant="unstyled">
+            <Radio.Group
+              name="visibilite"
+              value={value}
+              onChange={(v) => {
+                if (isVisibilite(v)) setValue(v);
+                setStatus(null);
+              }}
+              aria-labelledby="visibilite-legende"
+            >
+              <Stack gap="sm" mt={4}>
+                {VISIBILITES.map((v) => (
+                  <Radio key={v.value} value={v.value} label={v.label} description={v.description} />
+                ))}
+              </Stack>
+            </Radio.Group>
+          </Fieldset>
+          <Button type="submit" loading={choix.isPending} w="fit-content">
+            Valider ce choix
+          </Button>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
 function Voisins({ title, empty, list }: { title: string; empty: string; list: ProfilPublic[] }) {
   return (
     <Card withBorder padding="lg" component="section" aria-label={title}>
@@ -139,9 +205,7 @@ function Voisins({ title, empty, list }: { title: string; empty: string; list: P
             <List.Item key={p.uid}>
               <Group gap="sm" wrap="nowrap">
                 <Avatar src={p.pic} alt="" radius="xl" />
-                <Text>
-                  {p.prenom} {p.nom}
-                </Text>
+                <Text>{p.nom ? `${p.prenom} ${p.nom}` : p.prenom}</Text>
               </Group>
             </List.Item>
           ))}

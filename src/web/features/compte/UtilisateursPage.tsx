@@ -1,4 +1,4 @@
-import { Alert, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { Navigate } from 'react-router';
@@ -50,12 +50,18 @@ export function UtilisateursPage() {
       ) : (
         <>
           <Text>{users.data.total} compte(s)</Text>
-          <Table.ScrollContainer minWidth={640}>
+          <Text size="sm" c="dimmed">
+            Les rôles Gestionnaire et Administrateur ne se donnent qu’à une adresse e-mail confirmée : la personne doit d’abord cliquer le lien
+            reçu par e-mail.
+          </Text>
+          {/* Scrolled sideways on a phone: reachable with the keyboard even when no row has a control. */}
+          <Table.ScrollContainer minWidth={720} scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': 'Comptes' } }}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th scope="col">Nom</Table.Th>
                   <Table.Th scope="col">E-mail</Table.Th>
+                  <Table.Th scope="col">Adresse</Table.Th>
                   <Table.Th scope="col">Inscription</Table.Th>
                   <Table.Th scope="col">Rôle</Table.Th>
                 </Table.Tr>
@@ -67,6 +73,17 @@ export function UtilisateursPage() {
                       {u.prenom} {u.nom}
                     </Table.Td>
                     <Table.Td>{u.email}</Table.Td>
+                    <Table.Td>
+                      {u.emailVerified ? (
+                        <Badge color="teal" variant="light">
+                          Confirmée
+                        </Badge>
+                      ) : (
+                        <Badge color="orange" variant="light">
+                          Non confirmée
+                        </Badge>
+                      )}
+                    </Table.Td>
                     <Table.Td>{formatJour(u.dateDEnregistrement)}</Table.Td>
                     <Table.Td>
                       <NativeSelect

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Inscription, ProfilPersonnel, ProfilPublic, Role } from '../../../domain/compte.js';
+import type { Inscription, ProfilPersonnel, ProfilPublic, Role, Visibilite } from '../../../domain/compte.js';
 import { apiFetch, sendJson } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
 import { cles } from '../../lib/queryKeys.js';
@@ -71,6 +71,13 @@ export function usePublicProfile(uid: string | undefined) {
 export function useModificationProfil() {
   return useMutation({
     mutationFn: async ({ nom, prenom }: { nom: string; prenom: string }) => (await sendJson<{ data: ProfilPersonnel }>('/user/me', { nom, prenom }, 'PATCH')).data,
+  });
+}
+
+/** Who sees the name and photo (docs/produit.md « Comptes »). */
+export function useChoixVisibilite() {
+  return useMutation({
+    mutationFn: async (visibilite: Visibilite) => (await sendJson<{ data: ProfilPersonnel }>('/user/me', { visibilite }, 'PATCH')).data,
   });
 }
 
