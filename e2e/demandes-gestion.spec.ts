@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { request as nouveauClient, expect, test, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
 
 const PASSWORD = 'la sainte victoire au loin';
 
@@ -11,8 +13,42 @@ async function manager(request: APIRequestContext, testInfo: TestInfo): Promise<
     data: { nom: 'Mairie', prenom: 'Camille', birthday: '1985-02-02', residence: 'Mairie annexe', rue: 'Rue Charloun-Rieu', email, password: PASSWORD },
   });
   expect(res.status()).toBe(201);
+  // Roles go to confirmed addresses only: the link of the e-mail first (in a client of its own, signed in by it).
+  const verification = new URL(await lienRecu(email, 'verify-email'));
+  const client = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
+  expect((await client.get(verification.pathname + verification.search, { maxRedirects: 0 })).status()).toBeLessThan(400);
+  await client.dispose();
   execFileSync(process.execPath, ['dist/server/cli/user.js', 'role', email, 'manager'], { env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR } });
   return email;
+}
+
+/** The e-mails written for `to` (no SMTP in tests: DATA_DIR/mail), decoded from quoted-printable. */
+async function mailsPour(to: string): Promise<string[]> {
+  const dir = path.join(process.env.E2E_DATA_DIR!, 'mail');
+  const texts = [];
+  for (const file of (await fs.readdir(dir).catch(() => [])).filter((f) => f.endsWith('.eml'))) {
+    const text = (await fs.readFile(path.join(dir, file), 'utf8'))
+      .replace(/=\r?\n/gu, '')
+      .replace(/((?:=[0-9A-F]{2})+)/gu, (hex: string) => Buffer.from(hex.replace(/=/gu, ''), 'hex').toString('utf8'));
+    if (text.includes(`To: ${to}`)) texts.push(text);
+  }
+  return texts;
+}
+
+async function lienRecu(to: string, contient: string): Promise<string> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    for (const text of await mailsPour(to)) {
+      const link = text.match(/https?:\/\/\S+/gu)?.find((url) => url.includes(contient));
+      if (link) return link;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no e-mail to ${to} with a link containing ${contient}`);
+}
+
+/** The status e-mails written for `to`. */
+async function mailsDeStatut(to: string): Promise<string[]> {
+  return (await mailsPour(to)).filter((text) => text.includes('Nouveau statut'));
 }
 
 async function signIn(page: Page, email: string) {
@@ -80,6 +116,7 @@ test('a manager searches, sorts and changes a status; an open detail page follow
   );
   const second = page.getByRole('combobox', { name: `Statut de la demande n° ${numeros[1]}` });
   await second.selectOption('Attribué');
+  await page.getByRole('dialog').getByRole('button', { name: 'Attribuer le logement' }).click();
   await expect(page.getByRole('alert')).toContainText(`Le statut de la demande n° ${numeros[1]} n'a pas été changé`);
   await expect(second).toHaveValue('En attente des documents');
   await expect(second).toHaveAttribute('data-statut', 'En attente des documents');
@@ -95,4 +132,147 @@ test('the list is refused to residents with a French page', async ({ page, reque
   await signIn(page, email);
   await page.goto('/logement/list');
   await expect(page.getByRole('heading', { name: 'Accès réservé' })).toBeVisible();
+});
+
+async function expectNoAxeViolation(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+/** Three requests of their own, and the manager signed in on the list showing them. */
+async function listeDeTest(page: Page, request: APIRequestContext, testInfo: TestInfo, lettre: string) {
+  const tag = `${lettre}${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
+  const demandes = [];
+  for (const [i, [prenom, nom]] of [
+    ['Hélène', 'Martin'],
+    ['Bérénice', 'Arnaud'],
+    ['Agnès', 'Roux'],
+  ].entries()) {
+    const numeroUnique = `013u${tag}${i}`;
+    const email = `u${i}.${tag}@example.org`;
+    const res = await request.post('/app/api/logement', { data: { numeroUnique, prenom, nom, email, motivations: 'x', commentaires: `Famille${tag}` } });
+    expect(res.status()).toBe(201);
+    demandes.push({ numeroUnique, email, privateLink: (await res.json()).data.privateLink as string });
+  }
+  await signIn(page, await manager(request, testInfo));
+  await page.goto(`/logement/list?q=famille${tag}&sort=numeroUnique&order=asc`);
+  await expect(page.getByText('3 demandes')).toBeVisible();
+  return demandes;
+}
+
+const statutDe = (page: Page, numeroUnique: string) => page.getByRole('combobox', { name: `Statut de la demande n° ${numeroUnique}` });
+
+test('Refusé asks first, can carry a reason the resident reads, and any change can be undone for 10 s', async ({ page, request, browser }, testInfo) => {
+  test.setTimeout(120_000);
+  const [helene, berenice] = await listeDeTest(page, request, testInfo, 'r');
+  const desktop = testInfo.project.name.includes('1280');
+
+  // Refusé asks first; cancelling changes nothing, even after a reload.
+  await statutDe(page, helene!.numeroUnique).selectOption('Refusé');
+  const dialog = page.getByRole('dialog', { name: `Refuser la demande de Hélène Martin (n° ${helene!.numeroUnique}) ?` });
+  await expect(dialog).toBeVisible();
+  await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('En attente des documents');
+  const motif = dialog.getByRole('textbox', { name: "Motif communiqué à l'habitant" });
+  await expect(motif).toHaveAttribute('maxlength', '1000');
+  await motif.fill('Vos ressources dépassent le plafond.');
+  await expect(dialog.getByText('36 / 1000 caractères')).toBeVisible();
+  await expectNoAxeViolation(page);
+  if (desktop) await page.screenshot({ path: `e2e/screenshots/liste-confirmation-refus-${testInfo.project.name}.png` });
+  await dialog.getByRole('button', { name: 'Annuler' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('En attente des documents');
+  await page.reload();
+  await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('En attente des documents');
+
+  // Confirmed with a reason: the notice counts down; the reason reaches the resident's page (with the key).
+  await statutDe(page, helene!.numeroUnique).selectOption('Refusé');
+  await expect(dialog.getByRole('textbox', { name: "Motif communiqué à l'habitant" })).toHaveValue('');
+  await dialog.getByRole('textbox', { name: "Motif communiqué à l'habitant" }).fill('Vos ressources dépassent le plafond.');
+  await dialog.getByRole('button', { name: 'Refuser la demande' }).click();
+  const notice = page.getByRole('status').filter({ hasText: `Statut changé en Refusé (demande n° ${helene!.numeroUnique})` });
+  await expect(notice).toBeVisible();
+  await expect(notice).toContainText(/L'e-mail part dans (10|9|8)\s+s/u);
+  await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('Refusé');
+  await expectNoAxeViolation(page);
+  if (desktop) await page.screenshot({ path: `e2e/screenshots/liste-notification-${testInfo.project.name}.png` });
+
+  // Attribué asks too; this one is undone within its 10 s: no e-mail leaves and the status is back.
+  await statutDe(page, berenice!.numeroUnique).selectOption('Attribué');
+  const attribution = page.getByRole('dialog', { name: `Attribuer un logement à Bérénice Arnaud (n° ${berenice!.numeroUnique}) ?` });
+  await attribution.getByRole('button', { name: 'Attribuer le logement' }).click();
+  const noticeBerenice = page.getByRole('status').filter({ hasText: `demande n° ${berenice!.numeroUnique}` });
+  await expect(statutDe(page, berenice!.numeroUnique)).toHaveValue('Attribué');
+  await noticeBerenice.getByRole('button', { name: /^Annuler le changement/u }).click();
+  await expect(noticeBerenice).toContainText(`Changement annulé : la demande n° ${berenice!.numeroUnique} est de nouveau « En attente des documents »`);
+  await expect(statutDe(page, berenice!.numeroUnique)).toHaveValue('En attente des documents');
+  await page.reload();
+  await expect(statutDe(page, berenice!.numeroUnique)).toHaveValue('En attente des documents');
+  await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('Refusé');
+
+  // Past the 10 s: the refusal's e-mail is written (with its reason), the undone one never is.
+  await expect.poll(async () => (await mailsDeStatut(helene!.email)).length, { timeout: 20_000 }).toBe(1);
+  expect((await mailsDeStatut(helene!.email))[0]).toContain('Vos ressources dépassent le plafond.');
+  expect(await mailsDeStatut(berenice!.email)).toEqual([]);
+
+  const resident = await browser.newContext();
+  const habitant = await resident.newPage();
+  await habitant.goto(helene!.privateLink.replace(/^https?:\/\/[^/]+/u, testInfo.project.use.baseURL!));
+  const historique = habitant.getByRole('region', { name: 'Historique' });
+  await expect(historique.getByText('Motif : Vos ressources dépassent le plafond.')).toBeVisible();
+  // Someone with the numéro only sees the status, not the reason.
+  const curieux = await (await browser.newContext()).newPage();
+  await curieux.goto(`/logement/${helene!.numeroUnique}`);
+  await expect(curieux.getByRole('region', { name: 'Historique' }).getByText('Refusé')).toBeVisible();
+  await expect(curieux.getByText('Vos ressources dépassent le plafond.')).toHaveCount(0);
+  await resident.close();
+});
+
+test('with the keyboard only: the status select, the confirmation, then « Annuler » right after the select', async ({ page, request }, testInfo) => {
+  test.setTimeout(90_000);
+  const [, , agnes] = await listeDeTest(page, request, testInfo, 'k');
+  const select = statutDe(page, agnes!.numeroUnique);
+
+  // Tab from the row's numéro to its select, then type the first letter of Refusé.
+  await page.getByRole('link', { name: agnes!.numeroUnique }).focus();
+  await page.keyboard.press('Tab');
+  await expect(select).toBeFocused();
+  await page.keyboard.press('r');
+  const dialog = page.getByRole('dialog', { name: `Refuser la demande de Agnès Roux (n° ${agnes!.numeroUnique}) ?` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('textbox', { name: "Motif communiqué à l'habitant" })).toBeFocused();
+  await page.keyboard.type('Dossier incomplet.');
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'Annuler' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'Refuser la demande' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+
+  // Back on the select; Tab reaches the notice's « Annuler » at once.
+  await expect(select).toBeFocused();
+  const annuler = page.getByRole('button', { name: `Annuler le changement de statut de la demande n° ${agnes!.numeroUnique}` });
+  await expect(annuler).toBeVisible();
+  await page.keyboard.press('Tab');
+  await expect(annuler).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByText(`Changement annulé : la demande n° ${agnes!.numeroUnique}`)).toBeVisible();
+  await expect(select).toBeFocused();
+  await expect(select).toHaveValue('En attente des documents');
+  await page.reload();
+  await expect(statutDe(page, agnes!.numeroUnique)).toHaveValue('En attente des documents');
+});
+
+test('too late to undo: a later change closes the earlier one, and the French message says so', async ({ page, request }, testInfo) => {
+  test.setTimeout(60_000);
+  const [helene] = await listeDeTest(page, request, testInfo, 't');
+  await statutDe(page, helene!.numeroUnique).selectOption('En cours de traitement');
+  const premier = page.getByRole('status').filter({ hasText: `Statut changé en En cours de traitement (demande n° ${helene!.numeroUnique})` });
+  await expect(premier).toBeVisible();
+  await statutDe(page, helene!.numeroUnique).selectOption('Demande envoyée');
+  await expect(page.getByRole('status').filter({ hasText: 'Statut changé en Demande envoyée' })).toBeVisible();
+  await premier.getByRole('button', { name: /^Annuler le changement/u }).click();
+  await expect(page.getByText(`Demande n° ${helene!.numeroUnique} : le changement en « En cours de traitement » n'est pas annulé. Trop tard pour annuler`)).toBeVisible();
+  await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('Demande envoyée');
+  await page.reload();
+  await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('Demande envoyée');
 });

@@ -185,3 +185,154 @@ test('the other services say honestly that they are coming', async ({ page }, te
   }
   await shot(page, testInfo, 'technique-liste');
 });
+
+/** The private keys this tab keeps, in each storage (`quartier-vivant.cles`, by numéro). */
+async function clesStockees(page: Page): Promise<{ session: string[]; local: string[] }> {
+  return page.evaluate(() => {
+    const read = (s: Storage) => Object.keys(JSON.parse(s.getItem('quartier-vivant.cles') ?? '{}') as Record<string, string>);
+    return { session: read(sessionStorage), local: read(localStorage) };
+  });
+}
+
+test('the private key stays in this tab only, unless the resident asks this device to remember it', async ({ page, context }, testInfo) => {
+  // Unticked (the default): the key is kept for this tab's session only.
+  const num = numero(testInfo, 'e');
+  await page.goto('/logement/nouveau');
+  await fillRequiredAndSubmit(page, num);
+  const seSouvenir = page.getByRole('checkbox', { name: 'Se souvenir de cet appareil' });
+  await expect(seSouvenir).not.toBeChecked();
+  await expect(page.getByText('Sur un ordinateur partagé (médiathèque, mairie, cybercafé), ne cochez pas')).toBeVisible();
+  expect(await clesStockees(page)).toEqual({ session: [num], local: [] });
+
+  // Same tab: /logement lists it and the full view opens without the link.
+  await page.goto('/logement');
+  await expect(page.getByRole('link', { name: `Demande n° ${num}` })).toBeVisible();
+  await page.goto(`/logement/${num}`);
+  await expect(page.getByText('helene.martin@example.org')).toBeVisible();
+
+  // Another tab (another browser session for sessionStorage): nothing is kept there.
+  const autreOnglet = await context.newPage();
+  await autreOnglet.goto('/logement');
+  await expect(autreOnglet.getByText('Suivre ma demande')).toBeVisible();
+  await expect(autreOnglet.getByText('Demandes enregistrées sur cet appareil')).toHaveCount(0);
+  await autreOnglet.goto(`/logement/${num}`);
+  await expect(autreOnglet.getByText('Seul le statut de la demande est visible ici')).toBeVisible();
+  await expect(autreOnglet.getByText('helene.martin@example.org')).toHaveCount(0);
+  expect(await clesStockees(autreOnglet)).toEqual({ session: [], local: [] });
+
+  // Ticked: the key is remembered in this browser, and another tab finds it.
+  const retenu = numero(testInfo, 'f');
+  await autreOnglet.goto('/logement/nouveau');
+  await fillRequiredAndSubmit(autreOnglet, retenu);
+  await autreOnglet.getByRole('checkbox', { name: 'Se souvenir de cet appareil' }).check();
+  expect(await clesStockees(autreOnglet)).toEqual({ session: [], local: [retenu] });
+  await expectNoAxeViolation(autreOnglet);
+  await shot(autreOnglet, testInfo, 'demande-enregistree-se-souvenir');
+  await autreOnglet.close();
+
+  const troisieme = await context.newPage();
+  await troisieme.goto('/logement');
+  const liste = troisieme.getByRole('region', { name: 'Demandes enregistrées sur cet appareil' });
+  await expect(liste.getByRole('link', { name: `Demande n° ${retenu}` })).toBeVisible();
+  await expect(liste).toContainText('(mémorisée sur cet appareil)');
+  await expect(liste.getByRole('link', { name: `Demande n° ${num}` })).toHaveCount(0);
+  await troisieme.goto(`/logement/${retenu}`);
+  await expect(troisieme.getByText('helene.martin@example.org')).toBeVisible();
+  await expect(troisieme.getByRole('checkbox', { name: 'Se souvenir de cet appareil' })).toBeChecked();
+
+  // « Oublier cet appareil » on /logement, after a confirmation: the list is empty, the full view asks for the link.
+  await troisieme.goto('/logement');
+  await expect(liste.getByRole('button', { name: 'Oublier cet appareil' })).toBeVisible();
+  await expectNoAxeViolation(troisieme);
+  await shot(troisieme, testInfo, 'logement-sur-cet-appareil');
+  await liste.getByRole('button', { name: 'Oublier cet appareil' }).click();
+  const dialog = troisieme.getByRole('dialog', { name: 'Oublier cet appareil ?' });
+  await expect(dialog).toBeVisible();
+  await expectNoAxeViolation(troisieme);
+  await shot(troisieme, testInfo, 'oublier-cet-appareil');
+  // Cancelling keeps everything.
+  await dialog.getByRole('button', { name: 'Annuler' }).click();
+  await expect(liste.getByRole('link', { name: `Demande n° ${retenu}` })).toBeVisible();
+  await liste.getByRole('button', { name: 'Oublier cet appareil' }).click();
+  await dialog.getByRole('button', { name: 'Oublier cet appareil' }).click();
+  await expect(troisieme.getByText('Demandes enregistrées sur cet appareil')).toHaveCount(0);
+  expect(await clesStockees(troisieme)).toEqual({ session: [], local: [] });
+  await troisieme.goto(`/logement/${retenu}`);
+  await expect(troisieme.getByText('Seul le statut de la demande est visible ici')).toBeVisible();
+  await expect(troisieme.getByText('helene.martin@example.org')).toHaveCount(0);
+});
+
+test('the link opened on a shared computer offers to remember it, and the request page forgets the device', async ({ page, browser }, testInfo) => {
+  const num = numero(testInfo, 'g');
+  await page.goto('/logement/nouveau');
+  await fillRequiredAndSubmit(page, num);
+  const link = (await page.getByLabel('Lien privé de la demande').inputValue()).replace(/^https?:\/\/[^/]+/u, testInfo.project.use.baseURL!);
+
+  const partage = await browser.newContext();
+  const poste = await partage.newPage();
+  await poste.goto(link);
+  await expect(poste.getByText('helene.martin@example.org')).toBeVisible();
+  const seSouvenir = poste.getByRole('checkbox', { name: 'Se souvenir de cet appareil' });
+  await expect(seSouvenir).not.toBeChecked();
+  expect(await clesStockees(poste)).toEqual({ session: [num], local: [] });
+  await expectNoAxeViolation(poste);
+  await shot(poste, testInfo, 'demande-cet-appareil');
+  await seSouvenir.check();
+  expect(await clesStockees(poste)).toEqual({ session: [], local: [num] });
+  await seSouvenir.uncheck();
+  expect(await clesStockees(poste)).toEqual({ session: [num], local: [] });
+
+  await poste.getByRole('button', { name: 'Oublier cet appareil' }).click();
+  await poste.getByRole('dialog', { name: 'Oublier cet appareil ?' }).getByRole('button', { name: 'Oublier cet appareil' }).click();
+  await expect(poste.getByText('Seul le statut de la demande est visible ici')).toBeVisible();
+  await expect(poste.getByText('helene.martin@example.org')).toHaveCount(0);
+  await expect(poste.getByRole('button', { name: 'Oublier cet appareil' })).toHaveCount(0);
+  expect(await clesStockees(poste)).toEqual({ session: [], local: [] });
+  await poste.reload();
+  await expect(poste.getByText('Seul le statut de la demande est visible ici')).toBeVisible();
+  await partage.close();
+});
+
+test('a key kept before this version (localStorage) still opens the request until it is forgotten', async ({ page, request }, testInfo) => {
+  const num = numero(testInfo, 'h');
+  const res = await request.post('/app/api/logement', { data: { numeroUnique: num, prenom: 'Hélène', email: 'helene.martin@example.org', motivations: 'x' } });
+  expect(res.status()).toBe(201);
+  const { accessKey } = (await res.json()).data as { accessKey: string };
+  await page.goto('/');
+  await page.evaluate(([n, k]) => localStorage.setItem('quartier-vivant.cles', JSON.stringify({ [n!]: k })), [num, accessKey]);
+  await page.goto('/logement');
+  await expect(page.getByRole('region', { name: 'Demandes enregistrées sur cet appareil' })).toContainText('(mémorisée sur cet appareil)');
+  await page.goto(`/logement/${num}`);
+  await expect(page.getByText('helene.martin@example.org')).toBeVisible();
+});
+
+test('signing out leaves no key and no trace in the browser storage', async ({ page, request }, testInfo) => {
+  const PASSWORD = 'la sainte victoire au loin';
+  const email = `cles.${testInfo.project.name}.${Date.now()}@example.org`;
+  const inscrit = await request.post('/app/api/user/inscription', {
+    data: { nom: 'Martin', prenom: 'Hélène', birthday: '1985-02-02', residence: 'Les Lauriers', rue: 'Rue Charloun-Rieu', email, password: PASSWORD },
+  });
+  expect(inscrit.status()).toBe(201);
+
+  // One key for this tab, one remembered.
+  await page.goto('/logement/nouveau');
+  await fillRequiredAndSubmit(page, numero(testInfo, 'i'));
+  await expect(page.getByRole('checkbox', { name: 'Se souvenir de cet appareil' })).toBeVisible();
+  await page.goto('/logement/nouveau');
+  await fillRequiredAndSubmit(page, numero(testInfo, 'j'));
+  await page.getByRole('checkbox', { name: 'Se souvenir de cet appareil' }).check();
+  const avant = await clesStockees(page);
+  expect([avant.session.length, avant.local.length]).toEqual([1, 1]);
+
+  await page.goto('/connexion');
+  await page.getByLabel('Adresse e-mail').fill(email);
+  await page.getByLabel(/^Mot de passe/u).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page).toHaveURL(/\/logement$/u);
+  await page.getByRole('main').getByRole('link', { name: 'Déconnexion' }).click();
+  await expect(page).toHaveURL(/\/$/u);
+  const stockage = await page.evaluate(() => ({ local: Object.keys(localStorage), session: Object.keys(sessionStorage) }));
+  expect(stockage).toEqual({ local: [], session: [] });
+  await page.goto('/logement');
+  await expect(page.getByText('Demandes enregistrées sur cet appareil')).toHaveCount(0);
+});

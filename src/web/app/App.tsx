@@ -1,4 +1,6 @@
 import { MantineProvider } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
+import '@mantine/notifications/styles.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
 import { ApiError } from '../lib/api.js';
@@ -19,6 +21,8 @@ export function App() {
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
+        {/* Status-change notices with their « Annuler » (features/demandes): a polite live region, always present. */}
+        <Notifications position="bottom-right" aria-live="polite" />
         <RouterProvider router={router} />
       </QueryClientProvider>
     </MantineProvider>

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Card, Divider, Loader, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Divider, Group, Loader, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { formatHorodatage, formatJour } from '../../../domain/dates.js';
@@ -10,7 +10,8 @@ import { paths } from '../../lib/paths.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { documentsZipUrl, useDemande, useHistorique } from './api.js';
-import { getCle, takeCleFromHash } from './clesDAcces.js';
+import { takeCleFromHash, useNumerosEnregistres } from '../../lib/clesDAcces.js';
+import { OublierCetAppareil, SeSouvenirDeCetAppareil } from './CetAppareil.js';
 import { UploadBlocks } from './Documents.js';
 import { ProgressBar } from './ProgressBar.js';
 
@@ -44,6 +45,8 @@ export function DemandePage() {
 function DemandeContent({ numero }: { numero: string }) {
   // The key in the address (#cle=…) is kept on the device before the first fetch, then hidden.
   useState(() => takeCleFromHash(numero));
+  const surCetAppareil = useNumerosEnregistres();
+  const cleIci = surCetAppareil.includes(numero);
   const { data, error, isPending, refetch, isFetching } = useDemande(numero);
   // A status changed by the town hall shows here without reloading.
   useStatutEnDirect(numero);
@@ -88,6 +91,7 @@ function DemandeContent({ numero }: { numero: string }) {
   return (
     <Stack gap="lg">
       <Text>Enregistrée le {formatJour(data.dateDEnregistrement)}.</Text>
+      {surCetAppareil.length > 0 && <CetAppareil numero={numero} cleIci={cleIci} />}
       <Card withBorder padding="lg">
         <ProgressBar statut={data.statutDeLaDemande} />
       </Card>
@@ -105,7 +109,7 @@ function DemandeContent({ numero }: { numero: string }) {
         </>
       ) : (
         <Alert color="blue" variant="light" title="Accès au détail de la demande">
-          {getCle(numero) ? (
+          {cleIci ? (
             <Text>
               Le lien privé enregistré sur cet appareil ne correspond pas à cette demande. Ouvrez le lien privé reçu par e-mail lors de
               l'enregistrement pour voir le détail et envoyer vos documents.
@@ -119,6 +123,27 @@ function DemandeContent({ numero }: { numero: string }) {
         </Alert>
       )}
     </Stack>
+  );
+}
+
+/** What this browser keeps: this request's key (remembered or not), and « Oublier cet appareil ». */
+function CetAppareil({ numero, cleIci }: { numero: string; cleIci: boolean }) {
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby="cet-appareil-titre">
+      <Title order={2} size="h5" id="cet-appareil-titre" mb="xs">
+        Votre lien privé sur cet appareil
+      </Title>
+      <Group justify="space-between" align="flex-end" gap="md">
+        {cleIci ? (
+          <div style={{ flex: '1 1 20rem' }}>
+            <SeSouvenirDeCetAppareil numeroUnique={numero} />
+          </div>
+        ) : (
+          <Text style={{ flex: '1 1 20rem' }}>Ce navigateur garde le lien privé d'autres demandes.</Text>
+        )}
+        <OublierCetAppareil />
+      </Group>
+    </Card>
   );
 }
 
@@ -165,6 +190,11 @@ function Historique({ numero }: { numero: string }) {
               {formatHorodatage(e.date)}
               {e.par ? ` — ${e.par}` : ''}
             </Text>
+            {e.motif && (
+              <Text size="sm" mt={4} style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
+                Motif : {e.motif}
+              </Text>
+            )}
           </Timeline.Item>
         ))}
       </Timeline>

@@ -8,13 +8,14 @@ import { paths } from '../../lib/paths.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useMesDemandes } from './api.js';
-import { numerosEnregistres } from './clesDAcces.js';
+import { OublierCetAppareil } from './CetAppareil.js';
+import { estMemorisee, useNumerosEnregistres } from '../../lib/clesDAcces.js';
 
 /** The housing service's page: submit a request, follow one, and (signed in) one's own or all of them. */
 export function DemandesAccueilPage() {
   usePageTitle('Logement social');
   const navigate = useNavigate();
-  const surCetAppareil = numerosEnregistres();
+  const surCetAppareil = useNumerosEnregistres();
   const { data: moi } = useMoi();
 
   return (
@@ -63,20 +64,27 @@ export function DemandesAccueilPage() {
           onFound={(n) => navigate(paths.demande(n))}
         />
         {surCetAppareil.length > 0 && (
-          <>
-            <Text fw={600} mt="lg" mb="xs">
+          <section aria-labelledby="sur-cet-appareil">
+            <Text fw={600} mt="lg" mb="xs" id="sur-cet-appareil">
               Demandes enregistrées sur cet appareil
             </Text>
-            <List>
+            <List mb="sm">
               {surCetAppareil.map((n) => (
                 <List.Item key={n}>
                   <Anchor component={Link} to={paths.demande(n)}>
                     Demande n° {n}
-                  </Anchor>
+                  </Anchor>{' '}
+                  <Text span size="sm" c="dimmed">
+                    {estMemorisee(n) ? '(mémorisée sur cet appareil)' : "(jusqu'à la fermeture de l'onglet)"}
+                  </Text>
                 </List.Item>
               ))}
             </List>
-          </>
+            <Text size="sm" c="dimmed" mb="xs">
+              Sur un ordinateur partagé, effacez ces liens avant de partir.
+            </Text>
+            <OublierCetAppareil />
+          </section>
         )}
       </Card>
     </Stack>

@@ -1,10 +1,11 @@
-import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
-import { useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
+import { Dialog } from '../../components/Dialog.js';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { formatJour } from '../../../domain/dates.js';
-import { CHAMPS_DEMANDE, listeQuerySchema, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import { CHAMPS_DEMANDE, listeQuerySchema, MOTIF_MAX, STATUT_AVEC_MOTIF, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { labelOf } from '../../../domain/options.js';
 import { STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUTS, type Statut } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
@@ -13,6 +14,7 @@ import { paths } from '../../lib/paths.js';
 import { useMoi } from '../../lib/session.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
+import { focusAnnuler, notifierChangement } from './AnnulationStatut.js';
 import { exportCsvUrl, listeQueryString, useChangementStatut, useListe } from './api.js';
 
 const COLUMNS: { key: Tri; label: string }[] = [
@@ -25,6 +27,9 @@ const COLUMNS: { key: Tri; label: string }[] = [
   { key: 'dateDEnregistrement', label: 'Enregistrée le' },
   { key: 'statutDeLaDemande', label: 'Statut' },
 ];
+
+/** Final statuses: choosing one asks first (a misclick would e-mail a refusal). */
+const A_CONFIRMER: readonly Statut[] = ['Refusé', 'Attribué'];
 
 /** The list's query as the address gives it: a missing or wrong value falls back to its default. */
 const listeDepuisAdresse = z.object(
@@ -72,15 +77,28 @@ function Liste() {
     update({ sort: key, order: params.sort === key && params.order === 'asc' ? 'desc' : 'asc', page: 1 });
   }
 
-  function change(ligne: LigneDemande, statut: Statut) {
+  // Each row's status select, to give it the focus back when its notice's « Annuler » goes away.
+  const selects = useRef(new Map<string, HTMLSelectElement>());
+  const focusSelect = useCallback((numeroUnique: string) => selects.current.get(numeroUnique)?.focus(), []);
+  const [aConfirmer, setAConfirmer] = useState<{ ligne: LigneDemande; statut: Statut } | null>(null);
+
+  function change(ligne: LigneDemande, statut: Statut, motif?: string) {
     setFailure(null);
+    const ancien = ligne.statutDeLaDemande;
     changement.mutate(
-      { ligne, statut },
+      { ligne, statut, motif },
       {
+        onSuccess: (retour) => notifierChangement(ancien, retour, () => focusSelect(ligne.numeroUnique)),
         onError: (e) =>
           setFailure(`Le statut de la demande n° ${ligne.numeroUnique} n'a pas été changé : ${errorMessage(e, 'erreur inattendue.')}`),
       },
     );
+  }
+
+  /** « Refusé » and « Attribué » wait for a confirmation; the select keeps showing the current status meanwhile. */
+  function choisir(ligne: LigneDemande, statut: Statut) {
+    if (A_CONFIRMER.includes(statut)) setAConfirmer({ ligne, statut });
+    else change(ligne, statut);
   }
 
   return (
@@ -164,9 +182,17 @@ function Liste() {
                   <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
                   <Table.Td>
                     <NativeSelect
+                      ref={(element) => {
+                        if (element) selects.current.set(row.numeroUnique, element);
+                        else selects.current.delete(row.numeroUnique);
+                      }}
                       aria-label={`Statut de la demande n° ${row.numeroUnique}`}
                       value={row.statutDeLaDemande}
-                      onChange={(e) => change(row, e.currentTarget.value as Statut)}
+                      onChange={(e) => choisir(row, e.currentTarget.value as Statut)}
+                      onKeyDown={(e) => {
+                        // Tab goes to the « Annuler » of this row's change while it can be undone.
+                        if (e.key === 'Tab' && !e.shiftKey && focusAnnuler(row.numeroUnique)) e.preventDefault();
+                      }}
                       data={STATUTS.map((s) => ({ value: s, label: s }))}
                       miw="14rem"
                       styles={{ input: { background: STATUT_COULEURS[row.statutDeLaDemande], color: STATUT_COULEUR_TEXTE, fontWeight: 600 } }}
@@ -179,6 +205,14 @@ function Liste() {
           </Table>
         </Table.ScrollContainer>
       )}
+      <ConfirmationStatut
+        demande={aConfirmer}
+        onCancel={() => setAConfirmer(null)}
+        onConfirm={(motif) => {
+          if (aConfirmer) change(aConfirmer.ligne, aConfirmer.statut, motif);
+          setAConfirmer(null);
+        }}
+      />
       <Group justify="space-between">
         <Pagination
           total={pages}
@@ -197,5 +231,71 @@ function Liste() {
         />
       </Group>
     </Stack>
+  );
+}
+
+/**
+ * « Refuser la demande de Hélène Martin (n° …) ? » / « Attribuer un logement à … ? »: nothing changes until the
+ * manager confirms; a refusal can carry a reason shown to the applicant in the history of the request.
+ */
+function ConfirmationStatut({
+  demande,
+  onCancel,
+  onConfirm,
+}: {
+  demande: { ligne: LigneDemande; statut: Statut } | null;
+  onCancel: () => void;
+  onConfirm: (motif: string | undefined) => void;
+}) {
+  const [motif, setMotif] = useState('');
+  // The last request asked about stays in the title while the dialog closes; a new question starts with no reason.
+  const [affichee, setAffichee] = useState(demande);
+  if (demande && demande !== affichee) {
+    setAffichee(demande);
+    setMotif('');
+  }
+  const refus = affichee?.statut === STATUT_AVEC_MOTIF;
+  const qui = affichee ? `${affichee.ligne.prenom} ${affichee.ligne.nom}`.trim() : '';
+  const numero = affichee?.ligne.numeroUnique ?? '';
+  const titre = refus ? `Refuser la demande de ${qui} (n° ${numero}) ?` : `Attribuer un logement à ${qui} (n° ${numero}) ?`;
+  return (
+    <Dialog opened={demande !== null} onClose={onCancel} title={titre} size="lg">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onConfirm(refus ? motif.trim() || undefined : undefined);
+        }}
+      >
+        <Stack gap="md">
+          <Text>
+            {refus
+              ? "L'habitant recevra un e-mail lui annonçant le refus de sa demande."
+              : "L'habitant recevra un e-mail lui annonçant l'attribution d'un logement."}{' '}
+            Vous pourrez encore annuler pendant 10 secondes.
+          </Text>
+          {refus && (
+            <Textarea
+              label="Motif communiqué à l'habitant"
+              description={`Facultatif. Il apparaîtra dans l'historique de sa demande. ${motif.length} / ${MOTIF_MAX} caractères.`}
+              value={motif}
+              onChange={(e) => setMotif(e.currentTarget.value)}
+              maxLength={MOTIF_MAX}
+              autosize
+              minRows={3}
+              maxRows={8}
+              data-autofocus
+            />
+          )}
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={onCancel}>
+              Annuler
+            </Button>
+            <Button type="submit" color={refus ? 'red.8' : 'green.9'} data-autofocus={refus ? undefined : true}>
+              {refus ? 'Refuser la demande' : 'Attribuer le logement'}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Dialog>
   );
 }

@@ -6,6 +6,7 @@ import {
   Card,
   Checkbox,
   CopyButton,
+  Divider,
   Fieldset,
   Group,
   NativeSelect,
@@ -33,8 +34,9 @@ import { ApiError, errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { AdresseField } from './AdresseField.js';
+import { SeSouvenirDeCetAppareil } from './CetAppareil.js';
 import { demandeExiste, useCreationDemande } from './api.js';
-import { saveCle } from './clesDAcces.js';
+import { saveCle } from '../../lib/clesDAcces.js';
 
 const BANNER_MS = 5000;
 
@@ -321,6 +323,8 @@ function DemandeEnregistree({ demande }: { demande: DemandeCreee }) {
           </CopyButton>
           <Button onClick={() => navigate(paths.demande(demande.numeroUnique))}>Ouvrir ma demande</Button>
         </Group>
+        <Divider my="md" />
+        <SeSouvenirDeCetAppareil numeroUnique={demande.numeroUnique} />
       </Card>
     </Stack>
   );

@@ -1,6 +1,8 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { Suggestion } from '../../../domain/adresses.js';
 import type {
+  annulationStatutSchema,
+  ChangementStatut,
   DemandeComplete,
   DemandeCreation,
   DemandeCreee,
@@ -9,12 +11,15 @@ import type {
   EvenementStatut,
   LigneDemande,
   ListeQuery,
+  StatutChange,
+  StatutRestaure,
 } from '../../../domain/demande.js';
 import type { Categorie, DocumentsParCategorie } from '../../../domain/documents.js';
 import type { Statut } from '../../../domain/statut.js';
+import type { z } from '../../../domain/zod.js';
 import { ApiError, apiFetch, apiUrl, fetchOk, networkError, sendJson, toApiError } from '../../lib/api.js';
 import { cles } from '../../lib/queryKeys.js';
-import { getCle } from './clesDAcces.js';
+import { getCle } from '../../lib/clesDAcces.js';
 
 /** A request's API path (the spec's URLs say `logement`). */
 const demandePath = (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}`;
@@ -39,7 +44,9 @@ export function useMesDemandes() {
 export function useHistorique(numeroUnique: string) {
   return useQuery({
     queryKey: cles.historique(numeroUnique),
-    queryFn: async () => (await apiFetch<{ data: EvenementStatut[] }>(`${demandePath(numeroUnique)}/historique`)).data,
+    // With the key, the history also carries the reason of a refusal.
+    queryFn: async () =>
+      (await apiFetch<{ data: EvenementStatut[] }>(`${demandePath(numeroUnique)}/historique`, { headers: keyHeaders(numeroUnique) })).data,
   });
 }
 
@@ -145,6 +152,21 @@ export function useListe(params: ListeQuery) {
   });
 }
 
+/** A change asked from the list's row. */
+export interface ChangementDeLigne {
+  ligne: LigneDemande;
+  statut: Statut;
+  /** The reason told to the applicant (« Refusé » only). */
+  motif?: string;
+}
+
+/** Every page of the list shows this request with this status. */
+function setStatutDansLesListes(queryClient: QueryClient, numeroUnique: string, statut: Statut) {
+  queryClient.setQueriesData<ListeDemandes>({ queryKey: cles.listes }, (old) =>
+    old ? { ...old, data: old.data.map((r) => (r.numeroUnique === numeroUnique ? { ...r, statutDeLaDemande: statut } : r)) } : old,
+  );
+}
+
 /**
  * A manager sets a request's status from the list: the row changes at once; if the server refuses,
  * it goes back (the caller says why).
@@ -152,8 +174,14 @@ export function useListe(params: ListeQuery) {
 export function useChangementStatut(params: ListeQuery) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ ligne, statut }: { ligne: LigneDemande; statut: Statut }) =>
-      sendJson('/logement/update/status', { logementId: ligne.numeroUnique, newStatus: statut }),
+    mutationFn: async ({ ligne, statut, motif }: ChangementDeLigne) =>
+      (
+        await sendJson<{ data: StatutChange }>('/logement/update/status', {
+          logementId: ligne.numeroUnique,
+          newStatus: statut,
+          ...(motif ? { motif } : {}),
+        } satisfies ChangementStatut)
+      ).data,
     onMutate: async ({ ligne, statut }) => {
       const key = cles.liste(params);
       await queryClient.cancelQueries({ queryKey: key });
@@ -165,6 +193,24 @@ export function useChangementStatut(params: ListeQuery) {
     },
     onError: (_error, _variables, snapshot) => {
       if (snapshot) queryClient.setQueryData(snapshot.key, snapshot.previous);
+    },
+  });
+}
+
+/**
+ * Undoes a status change within its 10 seconds (before its e-mail leaves): the previous status comes back in
+ * every list and on the request's page. A 409 TROP_TARD says it is too late, in French.
+ */
+export function useAnnulationStatut() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (id: string) =>
+      (await sendJson<{ data: StatutRestaure }>('/logement/update/status/annuler', { id } satisfies z.input<typeof annulationStatutSchema>)).data,
+    onSuccess: (retour) => {
+      setStatutDansLesListes(queryClient, retour.numeroUnique, retour.statutDeLaDemande);
+      void queryClient.invalidateQueries({ queryKey: cles.listes });
+      void queryClient.invalidateQueries({ queryKey: cles.demande(retour.numeroUnique) });
+      void queryClient.invalidateQueries({ queryKey: cles.historique(retour.numeroUnique) });
     },
   });
 }
