@@ -75,11 +75,11 @@ export function UtilisateursPage() {
                     <Table.Td>{u.email}</Table.Td>
                     <Table.Td>
                       {u.emailVerified ? (
-                        <Badge color="teal" variant="light">
+                        <Badge color="teal" variant="light" c="dark.9">
                           Confirmée
                         </Badge>
                       ) : (
-                        <Badge color="orange" variant="light">
+                        <Badge color="orange" variant="light" c="dark.9">
                           Non confirmée
                         </Badge>
                       )}
