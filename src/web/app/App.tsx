@@ -1,7 +1,6 @@
 import { MantineProvider } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
-import '@mantine/notifications/styles.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { RouterProvider } from 'react-router';
 import { ApiError } from '../lib/api.js';
 import { router } from './router.js';
@@ -17,12 +16,16 @@ const queryClient = new QueryClient({
   },
 });
 
+/** Notices (Mantine notifications): loaded after the first screen. */
+const Avis = lazy(() => import('./Avis.js'));
+
 export function App() {
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
-        {/* Status-change notices with their « Annuler » (features/demandes): a polite live region, always present. */}
-        <Notifications position="bottom-right" aria-live="polite" />
+        <Suspense fallback={null}>
+          <Avis />
+        </Suspense>
         <RouterProvider router={router} />
       </QueryClientProvider>
     </MantineProvider>
