@@ -5,19 +5,49 @@ import { apiUrl } from './api.js';
 import { cles } from './queryKeys.js';
 
 /**
+ * When the server refuses the stream (429: too many streams, docs/api.md) or drops it for good, the
+ * browser's EventSource stops trying: the page opens a new one after this delay (the server's Retry-After).
+ */
+export const REESSAI_DIRECT_MS = 30_000;
+
+/**
  * Live status changes (Server-Sent Events): every change for managers' lists, one request's for its
- * detail page. Each change refreshes what shows it. The browser reconnects by itself.
+ * detail page. Each change refreshes what shows it. The browser reconnects by itself after a network
+ * loss; after a refusal the page tries again later and refreshes what it may have missed.
  */
 export function useStatutEnDirect(numeroUnique?: string): void {
   const queryClient = useQueryClient();
   useEffect(() => {
-    const source = new EventSource(apiUrl(numeroUnique ? `/evenements?numero=${encodeURIComponent(numeroUnique)}` : '/evenements'));
-    source.addEventListener('statut', (event) => {
-      const change = JSON.parse((event as MessageEvent<string>).data) as EvenementDirect;
+    const url = apiUrl(numeroUnique ? `/evenements?numero=${encodeURIComponent(numeroUnique)}` : '/evenements');
+    const rafraichir = (numero: string | undefined) => {
       void queryClient.invalidateQueries({ queryKey: cles.listes });
-      void queryClient.invalidateQueries({ queryKey: cles.demande(change.numeroUnique) });
-      void queryClient.invalidateQueries({ queryKey: cles.historique(change.numeroUnique) });
-    });
-    return () => source.close();
+      if (numero) {
+        void queryClient.invalidateQueries({ queryKey: cles.demande(numero) });
+        void queryClient.invalidateQueries({ queryKey: cles.historique(numero) });
+      }
+    };
+    let source: EventSource | undefined;
+    let reessai: ReturnType<typeof setTimeout> | undefined;
+    let fini = false;
+    const ouvrir = () => {
+      const courant = new EventSource(url);
+      source = courant;
+      courant.addEventListener('statut', (event) => {
+        rafraichir((JSON.parse((event as MessageEvent<string>).data) as EvenementDirect).numeroUnique);
+      });
+      courant.addEventListener('error', () => {
+        if (fini || courant.readyState !== EventSource.CLOSED) return;
+        reessai = setTimeout(() => {
+          rafraichir(numeroUnique);
+          ouvrir();
+        }, REESSAI_DIRECT_MS);
+      });
+    };
+    ouvrir();
+    return () => {
+      fini = true;
+      clearTimeout(reessai);
+      source?.close();
+    };
   }, [numeroUnique, queryClient]);
 }
