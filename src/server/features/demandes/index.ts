@@ -21,5 +21,5 @@ export default async function demandes(app: FastifyInstance): Promise<void> {
   await app.register(reserve('gestionnaire', routesGestion({ repository, service })));
   await app.register(reserve('compte', routesCompte({ repository })));
   await app.register(routesPubliques({ repository, service }));
-  await app.register(evenementsRoutes);
+  await app.register(evenementsRoutes({ repository }));
 }

@@ -185,7 +185,6 @@ export class DemandesRepository {
     return new Map(rows.map((e) => [e.category, Number(e.n)]));
   }
 
-  /** Records uploaded documents and touches the request, in one transaction. */
   /** How many documents a request holds and their total size (the per-request quota, docs/produit.md « Documents »). */
   async totauxDocuments(housingRequestId: string, trx: Db = this.db): Promise<{ fichiers: number; octets: number }> {
     const row = await trx
@@ -196,17 +195,10 @@ export class DemandesRepository {
     return { fichiers: Number(row.fichiers), octets: Number(row.octets) };
   }
 
-  async insertDocuments(housingRequestId: string, rows: DocumentRow[], at: string): Promise<void> {
-    await this.transaction(async (trx) => {
-      await trx.insertInto('documents').values(rows).execute();
-      await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', housingRequestId).execute();
-    });
-  }
-
   /**
-   * Records uploaded documents like insertDocuments, after `check` has seen the request's totals: the
-   * request's row is locked first (PostgreSQL; SQLite writes one transaction at a time), so two uploads
-   * at once cannot both pass the per-request quota. `check` throws to refuse; nothing is then written.
+   * Records uploaded documents and touches the request, in one transaction, after `check` has seen the
+   * request's totals: the request's row is locked first (PostgreSQL; SQLite writes one transaction at a
+   * time), so two uploads at once cannot both pass the per-request quota. `check` throws to refuse; nothing is then written.
    */
   async insertDocumentsChecked(row: DemandeRow, rows: DocumentRow[], at: string, check: (totaux: { fichiers: number; octets: number }) => void): Promise<void> {
     await this.transaction(async (trx) => {
