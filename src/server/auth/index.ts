@@ -91,7 +91,8 @@ export function createAuth(deps: {
 }) {
   const { config, mailer } = deps;
   const origin = new URL(config.publicUrl).origin;
-  const throttle = new AccountThrottle({ repository: new ThrottleRepository(deps.db), secret: authSecret(config), rules: deps.rateLimit.account });
+  const secret = authSecret(config);
+  const throttle = new AccountThrottle({ repository: new ThrottleRepository(deps.db), secret, rules: deps.rateLimit.account });
   const google = config.google;
   return betterAuth({
     appName: 'Quartier Vivant',
@@ -100,7 +101,7 @@ export function createAuth(deps: {
     },
     baseURL: origin,
     basePath: '/app/api/auth',
-    secret: authSecret(config),
+    secret,
     // The app's own Kysely instance: better-auth's camelCase names become snake_case columns; session
     // tokens are stored hashed on the way (sessions-tokens.ts, docs/decisions/0011-session-tokens.md).
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -144,29 +145,31 @@ export function createAuth(deps: {
     },
     // Idle and absolute limits by role, and the password change ending other sessions: sessions.ts.
     session: SESSION_OPTIONS,
-    plugins: google
-      ? [
-          sessionRules(deps.db),
-          genericOAuth({
-            config: [
-              {
-                providerId: 'google',
-                clientId: google.clientId,
-                clientSecret: google.clientSecret,
-                discoveryUrl: google.discoveryUrl,
-                scopes: ['openid', 'email', 'profile'],
-                pkce: true,
-                // docs/produit.md « Comptes »: the display name's first word goes to nom, the second to prenom.
-                // Cleaned like the profile form's names: capitalised, no control characters or <>, 100 characters at most.
-                mapProfileToUser: (profile) => {
-                  const { nom, prenom } = nomsDepuisNomAffiche(profile.name);
-                  return { nom, prenom, name: `${prenom} ${nom}`.trim() || 'Habitant' };
+    plugins: [
+      sessionRules(deps.db),
+      ...(google
+        ? [
+            genericOAuth({
+              config: [
+                {
+                  providerId: 'google',
+                  clientId: google.clientId,
+                  clientSecret: google.clientSecret,
+                  discoveryUrl: google.discoveryUrl,
+                  scopes: ['openid', 'email', 'profile'],
+                  pkce: true,
+                  // docs/produit.md « Comptes »: the display name's first word goes to nom, the second to prenom.
+                  // Cleaned like the profile form's names: capitalised, no control characters or <>, 100 characters at most.
+                  mapProfileToUser: (profile) => {
+                    const { nom, prenom } = nomsDepuisNomAffiche(profile.name);
+                    return { nom, prenom, name: `${prenom} ${nom}`.trim() || 'Habitant' };
+                  },
                 },
-              },
-            ],
-          }),
-        ]
-      : [sessionRules(deps.db)],
+              ],
+            }),
+          ]
+        : []),
+    ],
     rateLimit: deps.rateLimit.signIn
       ? {
           enabled: true,
