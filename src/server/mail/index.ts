@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type { ExpressionBuilder } from 'kysely';
 import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbKind } from '../db/index.js';
-import type { MailOutboxTable } from '../db/schema.js';
+import type { Database, MailOutboxTable } from '../db/schema.js';
 
 export interface Mail {
   to: string;
@@ -183,12 +184,13 @@ class OutboxMailer implements Mailer {
     const now = new Date(at).toISOString();
     const stale = new Date(at - CLAIM_TIMEOUT_MS).toISOString();
     const token = randomUUID();
+    // Due, unsent and unclaimed (or claimed by a pass that never finished): in the choice and in the claim.
+    const claimable = (eb: ExpressionBuilder<Database, 'mailOutbox'>) =>
+      eb.and([eb('sentAt', 'is', null), eb('sendAfter', '<=', now), eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)])]);
     let due = this.db
       .selectFrom('mailOutbox')
       .select('id')
-      .where('sentAt', 'is', null)
-      .where('sendAfter', '<=', now)
-      .where((eb) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)]))
+      .where(claimable)
       .orderBy('sendAfter')
       .orderBy('id')
       .limit(BATCH);
@@ -197,9 +199,7 @@ class OutboxMailer implements Mailer {
       .updateTable('mailOutbox')
       .set({ claimedAt: now, claimToken: token })
       .where('id', 'in', due)
-      .where('sentAt', 'is', null)
-      .where('sendAfter', '<=', now)
-      .where((eb) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)]))
+      .where(claimable)
       .returningAll()
       .execute();
     rows.sort((a, b) => (a.sendAfter < b.sendAfter ? -1 : a.sendAfter > b.sendAfter ? 1 : 0));
