@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT } from '../src/server/auth/index.js';
-import { createTestApp, lienRecu, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { cookieOf, createTestApp, lienRecu, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
 const ORIGIN = 'http://quartier.test';
@@ -30,15 +30,6 @@ function inscription(overrides: Record<string, unknown> = {}) {
     password: 'un jardin sous la pluie',
     ...overrides,
   };
-}
-
-function cookieOf(res: { headers: Record<string, unknown> }): string {
-  const raw = res.headers['set-cookie'];
-  const list: string[] = Array.isArray(raw) ? raw.map(String) : raw ? [String(raw)] : [];
-  return list
-    .map((c) => c.split(';')[0] ?? '')
-    .filter((c) => !c.endsWith('='))
-    .join('; ');
 }
 
 async function signUp(overrides: Record<string, unknown> = {}) {

@@ -155,3 +155,13 @@ export async function lienRecu(ctx: TestContext, email: string, pathPart = '/app
   if (!link) throw new Error(`no link mailed to ${email}`);
   return link;
 }
+
+/** The cookies an answer sets, as a `Cookie` header sends them back (the ones it clears left out). */
+export function cookieOf(res: { headers: Record<string, unknown> }): string {
+  const raw = res.headers['set-cookie'];
+  const list: string[] = Array.isArray(raw) ? raw.map(String) : raw ? [String(raw)] : [];
+  return list
+    .map((c) => c.split(';')[0] ?? '')
+    .filter((c) => !c.endsWith('='))
+    .join('; ');
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, lienRecu, type TestContext } from './helpers.js';
+import { cookieOf, createTestApp, lienRecu, type TestContext } from './helpers.js';
 
 /** The French weak-password rule (src/server/auth/motsDePasse.ts) on every way of choosing a password. */
 let ctx: TestContext;
@@ -27,15 +27,6 @@ function inscription(overrides: Record<string, unknown> = {}) {
 
 const signUp = (overrides: Record<string, unknown> = {}) => ctx.app.inject({ method: 'POST', url: '/app/api/user/inscription', payload: inscription(overrides) });
 const MESSAGE = /trop facile à deviner/u;
-
-function cookieOf(res: { headers: Record<string, unknown> }): string {
-  const raw = res.headers['set-cookie'];
-  const list: string[] = Array.isArray(raw) ? raw.map(String) : raw ? [String(raw)] : [];
-  return list
-    .map((c) => c.split(';')[0] ?? '')
-    .filter((c) => !c.endsWith('='))
-    .join('; ');
-}
 
 describe('sign-up refuses passwords easy to guess in French', () => {
   it.each(['marseille123', 'azertyuiop12', 'motdepasse12', 'soleil123456', 'aaaaaaaaaaaa', '            ', 'jasdebouffan'])(
