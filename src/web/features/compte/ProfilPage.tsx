@@ -17,6 +17,20 @@ import { mesInformationsSchema } from './schemas.js';
 
 type MesInformations = z.input<typeof mesInformationsSchema>;
 
+/** How a profile form's sending ended: the error (an alert), or what was saved (announced politely). */
+function IssueDuFormulaire({ failure, status }: { failure: string | null; status: string | null }) {
+  return (
+    <>
+      {failure && (
+        <Alert color="red" role="alert">
+          {failure}
+        </Alert>
+      )}
+      <div role="status">{status && <Alert color="teal">{status}</Alert>}</div>
+    </>
+  );
+}
+
 export function ProfilPage() {
   usePageTitle('Mon profil');
   const { data: moi, isPending } = useMoi();
@@ -79,12 +93,7 @@ function Profil({ moi }: { moi: Moi }) {
         </Title>
         <form onSubmit={save} noValidate>
           <Stack gap="sm">
-            {failure && (
-              <Alert color="red" role="alert">
-                {failure}
-              </Alert>
-            )}
-            <div role="status">{status && <Alert color="teal">{status}</Alert>}</div>
+            <IssueDuFormulaire failure={failure} status={status} />
             <TextInput {...field('email')} label="Adresse e-mail" type="email" autoComplete="email" error={errors.email?.message} required />
             {!moi.emailVerified && (
               <Text size="sm" c="dimmed">
@@ -155,12 +164,7 @@ function QuiMeVoit({ moi }: { moi: Moi }) {
       <Text mb="sm">Votre e-mail, votre adresse, votre date de naissance et votre genre ne sont jamais montrés aux autres habitants.</Text>
       <form onSubmit={save} noValidate>
         <Stack gap="sm">
-          {failure && (
-            <Alert color="red" role="alert">
-              {failure}
-            </Alert>
-          )}
-          <div role="status">{status && <Alert color="teal">{status}</Alert>}</div>
+          <IssueDuFormulaire failure={failure} status={status} />
           <Fieldset legend={
               <Text component="span" id="visibilite-legende" size="sm" fw={600}>
                 Qui voit mon nom et ma photo ?
