@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalStorage } from '../src/server/storage/index.js';
+import { buildApp } from '../src/server/app.js';
+import { DemandesRepository } from '../src/server/features/demandes/repository.js';
+import { sweepLeftovers } from '../src/server/features/demandes/upload.js';
+import { LocalStorage, STALE_MS } from '../src/server/storage/index.js';
 import { createAccount, createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 describe('local storage', () => {
@@ -37,7 +40,7 @@ describe('local storage', () => {
   });
 });
 
-describe('orphan sweep at start', () => {
+describe('sweep of interrupted writes', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestApp();
@@ -46,34 +49,101 @@ describe('orphan sweep at start', () => {
     await ctx.close();
   });
 
-  it('removes old files no document references, keeps recorded ones and recent ones', async () => {
-    const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013sweep0001' }) });
+  const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+  const uploadsOf = () => path.join(ctx.dataDir, 'uploads');
+  const mailDirOf = () => path.join(ctx.dataDir, 'mail');
+  const sweepDeps = () => ({ repository: new DemandesRepository(ctx.app.deps.db, ctx.app.deps.dbKind), storage: ctx.app.deps.storage, mailDir: mailDirOf() });
+
+  /** A request with one recorded document and an account with its picture: what no sweep may touch. */
+  async function keptFiles(numero: string): Promise<string[]> {
+    const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: numero }) });
     const key = created.json().data.accessKey;
     const body = await multipart([{ field: 'livret', name: 'l.pdf', content: SAMPLES.pdf }]);
-    expect((await ctx.app.inject({ method: 'POST', url: '/app/api/logement/upload-files/013sweep0001', headers: { ...body.headers, 'x-access-key': key }, payload: body.payload })).statusCode).toBe(201);
-
-    const uploads = path.join(ctx.dataDir, 'uploads');
-    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
-    fs.mkdirSync(path.join(uploads, 'ghost/doc'), { recursive: true });
-    fs.writeFileSync(path.join(uploads, 'ghost/doc/other-1-x.pdf'), 'orphan');
-    fs.utimesSync(path.join(uploads, 'ghost/doc/other-1-x.pdf'), old, old);
-    fs.writeFileSync(path.join(uploads, 'recent.pdf'), 'under way elsewhere');
-    // A profile picture is no document, and must survive every restart however old it is.
+    expect((await ctx.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numero}`, headers: { ...body.headers, 'x-access-key': key }, payload: body.payload })).statusCode).toBe(201);
     const account = await createAccount(ctx);
     const pic = await multipart([{ field: 'pic', name: 'moi.png', content: SAMPLES.png }]);
     expect((await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...pic.headers, cookie: account.cookie }, payload: pic.payload })).statusCode).toBe(201);
-    const avatar = filesUnder(uploads).filter((f) => f.startsWith('avatars/'));
-    expect(avatar).toHaveLength(1);
-    fs.utimesSync(path.join(uploads, avatar[0]!), old, old);
-    fs.writeFileSync(path.join(uploads, '.tmp', 'stale'), 'crash leftover');
-    fs.utimesSync(path.join(uploads, '.tmp', 'stale'), old, old);
-    const recorded = filesUnder(uploads).filter((f) => f.endsWith('livret-1-l.pdf'));
-    expect(recorded).toHaveLength(1);
+    await ctx.app.deps.mailer.idle();
+    const kept = filesUnder(uploadsOf()).filter((f) => f.startsWith(`avatars${path.sep}${account.uid}`) || f.endsWith(`livret-1-l.pdf`));
+    expect(kept).toHaveLength(2);
+    // However old, a referenced picture and a recorded document stay.
+    for (const f of kept) fs.utimesSync(path.join(uploadsOf(), f), old, old);
+    return kept;
+  }
 
-    // Restart on the same data: the sweep runs at build time.
-    const { buildApp } = await import('../src/server/app.js');
-    const again = await buildApp(ctx.config, { logger: false });
-    await again.close();
-    expect(filesUnder(uploads).sort()).toEqual([...recorded, ...avatar, 'recent.pdf'].sort());
+  function leaveLeftovers(tag: string, when?: Date): void {
+    const uploads = uploadsOf();
+    fs.mkdirSync(path.join(uploads, `ghost-${tag}/doc`), { recursive: true });
+    fs.writeFileSync(path.join(uploads, `ghost-${tag}/doc/other-1-x.pdf`), 'orphan');
+    fs.writeFileSync(path.join(uploads, '.tmp', `cut-${tag}`), 'crash leftover');
+    fs.mkdirSync(mailDirOf(), { recursive: true });
+    fs.writeFileSync(path.join(mailDirOf(), `.2026-${tag}.eml.tmp`), 'half a mail');
+    if (when) {
+      fs.utimesSync(path.join(uploads, `ghost-${tag}/doc/other-1-x.pdf`), when, when);
+      fs.utimesSync(path.join(uploads, '.tmp', `cut-${tag}`), when, when);
+      fs.utimesSync(path.join(mailDirOf(), `.2026-${tag}.eml.tmp`), when, when);
+    }
+  }
+
+  const mailFiles = () => fs.readdirSync(mailDirOf()).filter((f) => f.endsWith('.eml'));
+
+  it('removes at start every temp file, orphan and mail stub, even seconds old; keeps documents, pictures and e-mails', async () => {
+    const kept = await keptFiles('013sweep0001');
+    const mails = mailFiles();
+    expect(mails.length).toBeGreaterThan(0);
+    leaveLeftovers('a');
+
+    if (ctx.app.deps.dbKind === 'sqlite') {
+      // Restart on the same data: the sweep runs at build time, this process being SQLite's only writer.
+      const again = await buildApp(ctx.config, { logger: false });
+      await again.close();
+    } else {
+      // PostgreSQL: the start-up sweep takes a second look 20 s later (other instances may share DATA_DIR).
+      const removed = await sweepLeftovers(sweepDeps(), { olderThanMs: 0, secondLookAfterMs: 1, wait: async () => {} });
+      expect(removed).toEqual({ temp: 1, orphans: 1, stubs: 1 });
+    }
+    expect(filesUnder(uploadsOf()).sort()).toEqual([...kept].sort());
+    expect(fs.readdirSync(mailDirOf()).sort()).toEqual(mails.sort());
+  });
+
+  it('while running, removes only leftovers older than an hour', async () => {
+    const before = filesUnder(uploadsOf()).sort();
+    leaveLeftovers('old', old);
+    leaveLeftovers('new');
+    const removed = await sweepLeftovers(sweepDeps(), { olderThanMs: STALE_MS });
+    expect(removed).toEqual({ temp: 1, orphans: 1, stubs: 1 });
+    expect(filesUnder(uploadsOf()).sort()).toEqual([...before, '.tmp/cut-new', 'ghost-new/doc/other-1-x.pdf'].map((f) => f.split('/').join(path.sep)).sort());
+    expect(fs.existsSync(path.join(mailDirOf(), '.2026-new.eml.tmp'))).toBe(true);
+    await sweepLeftovers(sweepDeps(), { olderThanMs: 0 });
+  });
+
+  it('on a second look, spares what changed meanwhile: a temp file still written to, a file whose document was recorded', async () => {
+    const before = filesUnder(uploadsOf()).sort();
+    leaveLeftovers('b', old);
+    const uploads = uploadsOf();
+    fs.writeFileSync(path.join(uploads, '.tmp', 'under-way'), 'first bytes');
+    fs.utimesSync(path.join(uploads, '.tmp', 'under-way'), old, old);
+    const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013sweep0002' }) });
+    const row = (await new DemandesRepository(ctx.app.deps.db, ctx.app.deps.dbKind).findByNumero('013sweep0002'))!;
+    expect(created.statusCode).toBe(201);
+    const docId = '6f1c1f5e-8f6a-4a53-9d5e-0d1d0c1b2a3f';
+    const storageKey = `${row.id}/${docId}/other-1-late.pdf`;
+    fs.mkdirSync(path.join(uploads, row.id, docId), { recursive: true });
+    fs.writeFileSync(path.join(uploads, storageKey), SAMPLES.pdf);
+
+    const removed = await sweepLeftovers(sweepDeps(), {
+      olderThanMs: 0,
+      secondLookAfterMs: 1,
+      // Meanwhile the upload under way writes more, and another instance records its document.
+      wait: async () => {
+        fs.appendFileSync(path.join(uploads, '.tmp', 'under-way'), ' and more');
+        await ctx.app.deps.db
+          .insertInto('documents')
+          .values({ id: docId, housingRequestId: row.id, category: 'other', position: 1, storageKey, originalName: 'late.pdf', contentType: 'application/pdf', size: SAMPLES.pdf.length, sha256: 'x', uploadedAt: new Date().toISOString() })
+          .execute();
+      },
+    });
+    expect(removed).toEqual({ temp: 1, orphans: 1, stubs: 1 });
+    expect(filesUnder(uploads).sort()).toEqual([...before, path.join('.tmp', 'under-way'), storageKey.split('/').join(path.sep)].sort());
   });
 });

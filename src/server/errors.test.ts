@@ -248,6 +248,52 @@ describe('server errors', () => {
   });
 });
 
+describe('a full or unwritable storage', () => {
+  const errno = (code: string, syscall?: string) => Object.assign(new Error(`${code}: ${syscall ?? 'library'}`), { code, ...(syscall ? { syscall } : {}) });
+
+  it('answers 507 DISK_FULL for a full disk, file system, SQLite or PostgreSQL, even as the cause of another error', async () => {
+    const full = [
+      errno('ENOSPC', 'write'),
+      errno('EDQUOT', 'write'),
+      errno('EFBIG', 'write'),
+      errno('SQLITE_FULL'),
+      errno('53100'),
+      new Error('wrapped', { cause: new Error('again', { cause: errno('SQLITE_FULL') }) }),
+      new AggregateError([new Error('other'), errno('ENOSPC', 'open')], 'several'),
+    ];
+    for (const error of full) {
+      const res = await lancer(error);
+      expect(res).toEqual({ status: 507, body: { error: { code: 'DISK_FULL', message: MESSAGES.disquePlein } } });
+      expect(logs.filter((l) => l.msg === 'stockage plein : envoi refusé').map((l) => l.level)).toEqual([50]);
+    }
+  });
+
+  it('answers 503 STORAGE_UNAVAILABLE, with Retry-After, for a read-only or failing storage', async () => {
+    const unavailable = [
+      errno('EROFS', 'open'),
+      errno('EIO', 'write'),
+      errno('EACCES', 'open'),
+      errno('EPERM', 'rename'),
+      errno('SQLITE_READONLY'),
+      errno('SQLITE_READONLY_DBMOVED'),
+      errno('SQLITE_IOERR_WRITE'),
+      errno('SQLITE_CANTOPEN'),
+      errno('25006'),
+    ];
+    for (const error of unavailable) {
+      aLancer = error;
+      const res = await app.inject({ method: 'GET', url: '/erreur' });
+      expect([res.statusCode, res.json(), res.headers['retry-after']]).toEqual([503, { error: { code: 'STORAGE_UNAVAILABLE', message: MESSAGES.stockageIndisponible } }, '120']);
+    }
+  });
+
+  it('leaves other errors alone: a permission code from a library (no system call) is a fault of ours', async () => {
+    for (const error of [errno('EACCES'), errno('SQLITE_CONSTRAINT'), errno('ECONNREFUSED', 'connect'), new Error('cannot rollback - no transaction is active')]) {
+      expect((await lancer(error)).status).toBe(500);
+    }
+  });
+});
+
 describe('NUL characters', () => {
   it('finds a NUL in a string, an array, a value or a key of an object, at any depth', () => {
     expect(hasNulByte('a\u0000b')).toBe(true);

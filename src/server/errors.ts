@@ -54,6 +54,46 @@ function isMultipartError(error: Error): boolean {
   return /^(Multipart: |Malformed part header|Unexpected end of |Part terminated early)/u.test(error.message);
 }
 
+/**
+ * Codes that say the disk is full (507) or that the data cannot be written at all (503), from Node's file
+ * system (errno), SQLite (better-sqlite3's extended codes) or PostgreSQL (SQLSTATE). A single-letter code
+ * is no errno: EACCES and EPERM count only from a file-system call (`syscall`), never from a library.
+ */
+const DISQUE_PLEIN = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL', '53100']);
+const INDISPONIBLE = new Set(['EROFS', 'EIO', 'SQLITE_CANTOPEN', '25006', '58030']);
+const INDISPONIBLE_PREFIXES = ['SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'];
+const REFUS_DU_SYSTEME = new Set(['EACCES', 'EPERM']);
+
+export type ProblemeDeStockage = 'plein' | 'indisponible';
+
+/**
+ * Whether an error, or one of its causes, says the server's storage is full or cannot be written.
+ * Looks through `cause` and AggregateError's `errors` (a few levels, no cycles).
+ */
+export function problemeDeStockage(error: unknown): ProblemeDeStockage | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0 && seen.size < 20) {
+    const current = queue.shift();
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    const { code, syscall, cause, errors } = current as { code?: unknown; syscall?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string') {
+      if (DISQUE_PLEIN.has(code)) return 'plein';
+      if (INDISPONIBLE.has(code) || INDISPONIBLE_PREFIXES.some((p) => code.startsWith(p))) return 'indisponible';
+      if (REFUS_DU_SYSTEME.has(code) && typeof syscall === 'string') return 'indisponible';
+    }
+    queue.push(cause);
+    if (Array.isArray(errors)) queue.push(...(errors as unknown[]));
+  }
+  return undefined;
+}
+
+const STOCKAGE: Record<ProblemeDeStockage, Known> = {
+  plein: { status: 507, code: 'DISK_FULL', message: MESSAGES.disquePlein },
+  indisponible: { status: 503, code: 'STORAGE_UNAVAILABLE', message: MESSAGES.stockageIndisponible },
+};
+
 interface ValidationItem {
   instancePath: string;
   message: string;
@@ -88,6 +128,13 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (known) return new ApiError(known.status, known.code, known.message);
   if (isMultipartError(error)) return new ApiError(BAD_MULTIPART.status, BAD_MULTIPART.code, BAD_MULTIPART.message);
   if (fastifyError.validation) return new ApiError(400, 'VALIDATION', MESSAGES.requeteInvalide);
+  const stockage = problemeDeStockage(error);
+  if (stockage) {
+    // The operator must see it: the disk is full or read-only, every write fails until it is fixed.
+    request.log.error({ err: error }, stockage === 'plein' ? 'stockage plein : envoi refusé' : 'stockage en lecture seule ou indisponible : envoi refusé');
+    const { status, code, message } = STOCKAGE[stockage];
+    return new ApiError(status, code, message);
+  }
   if (fastifyError.statusCode === 429) return new ApiError(429, 'RATE_LIMITED', MESSAGES.tropDeTentatives);
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     request.log.info({ err: error }, 'client error');
@@ -103,6 +150,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
 
 function sendError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const api = toApiError(error, request);
+  if (api.statusCode === 503) reply.header('Retry-After', '120');
   return reply.status(api.statusCode).send(errorBody(api.code, api.message, api.fields));
 }
 

@@ -26,6 +26,39 @@ export interface Storage {
   exists(key: string): Promise<boolean>;
   /** Every stored key with its last change (for the orphan sweep). */
   keys(): AsyncIterable<{ key: string; modifiedAt: Date }>;
+  /** Temp files (uploads under way, or cut short by a crash) with their last change, for the sweep. */
+  temps(): Promise<{ name: string; modifiedAt: Date }[]>;
+  removeTemp(name: string): Promise<void>;
+}
+
+/**
+ * Makes a rename or a new entry of `dir` durable: the file's data reaching the disk is not enough, the
+ * folder's entry must too, or a power cut after the answer may leave the file under its old name.
+ */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Files of `dir` (not below) whose name matches, with their last change; none when `dir` does not exist. */
+export async function filesOf(dir: string, match: (name: string) => boolean): Promise<{ name: string; modifiedAt: Date }[]> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const out: { name: string; modifiedAt: Date }[] = [];
+  for (const name of names.filter(match)) {
+    const stat = await fsp.stat(path.join(dir, name)).catch(() => undefined);
+    if (stat?.isFile()) out.push({ name, modifiedAt: stat.mtime });
+  }
+  return out;
 }
 
 /** Local disk under one root; temp files in `root/.tmp`, then renamed into place (same filesystem). */
@@ -36,16 +69,18 @@ export class LocalStorage implements Storage {
     this.tmpDir = path.join(root, '.tmp');
   }
 
+  /** Creates the folders; the leftovers of a crash are removed by the sweep (features/demandes/upload.ts). */
   async init(): Promise<void> {
     await fsp.mkdir(this.tmpDir, { recursive: true });
-    // A temp file left by a crash belongs to no document. Recent ones may be another instance's
-    // upload under way, so only those older than an hour go.
-    const limit = Date.now() - STALE_MS;
-    for (const name of await fsp.readdir(this.tmpDir)) {
-      const file = path.join(this.tmpDir, name);
-      const stat = await fsp.stat(file).catch(() => undefined);
-      if (stat && stat.mtimeMs < limit) await fsp.rm(file, { force: true });
-    }
+  }
+
+  temps(): Promise<{ name: string; modifiedAt: Date }[]> {
+    return filesOf(this.tmpDir, () => true);
+  }
+
+  async removeTemp(name: string): Promise<void> {
+    if (name !== path.basename(name) || name.startsWith('.')) throw new Error(`Fichier temporaire refusé : ${name}`);
+    await fsp.rm(path.join(this.tmpDir, name), { force: true });
   }
 
   private resolve(key: string): string {
@@ -72,12 +107,24 @@ export class LocalStorage implements Storage {
         if (settled) throw new Error('Fichier temporaire déjà traité');
         const target = this.resolve(key);
         settled = true;
+        let renamed = false;
         try {
           await whenClosed();
-          await fsp.mkdir(path.dirname(target), { recursive: true });
+          const dir = path.dirname(target);
+          const firstCreated = await fsp.mkdir(dir, { recursive: true });
           await fsp.rename(tmpPath, target);
+          renamed = true;
+          // Durable before the document's row is written: the file's folder, and the parent of each
+          // folder just created (a request's first document creates two).
+          const stop = firstCreated ? path.dirname(firstCreated) : dir;
+          for (let d = dir; ; d = path.dirname(d)) {
+            await syncDir(d);
+            if (d === stop || !d.startsWith(this.root)) break;
+          }
         } catch (error) {
-          settled = false; // still ours to discard
+          // Not committed: no file under the key (the caller records nothing), the temp file still ours to discard.
+          if (renamed) await fsp.rm(target, { force: true }).catch(() => {});
+          settled = false;
           throw error;
         }
       },

@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
@@ -15,7 +17,7 @@ import {
 } from '../../../domain/documents.js';
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { AVATARS_PREFIX, STALE_MS, type Storage, type TempFile } from '../../storage/index.js';
+import { AVATARS_PREFIX, filesOf, type Storage, type TempFile } from '../../storage/index.js';
 import { inspectPdf } from './pdf.js';
 import type { DemandesRepository } from './repository.js';
 
@@ -312,20 +314,84 @@ async function commitDocuments(
   return rows;
 }
 
+/** One leftover of a write cut short: its kind, its name, and its last change when it was seen. */
+interface Leftover {
+  kind: 'temp' | 'orphan' | 'stub';
+  name: string;
+  modifiedAt: number;
+}
+
+export interface Balayage {
+  repository: DemandesRepository;
+  storage: Storage;
+  /** The folder of `.eml` files (mail without SMTP), whose `.name.tmp` stubs are leftovers too. */
+  mailDir: string;
+}
+
+/** What one sweep removed. */
+export interface Balayes {
+  temp: number;
+  orphans: number;
+  stubs: number;
+}
+
+const isStub = (name: string) => name.startsWith('.') && name.endsWith('.tmp');
+
 /**
- * Removes stored files that no document references (a crash between rename and commit).
- * Files younger than `olderThanMs` are left alone: they may belong to an upload under way elsewhere.
+ * The leftovers last changed before `before` (epoch ms): upload temp files, stored files that no document
+ * references (a crash between rename and commit), mail stubs. Profile pictures (avatars/) are never
+ * candidates: they are referenced by the user's `image`, not by a document.
  */
-export async function sweepOrphans(repository: DemandesRepository, storage: Storage, olderThanMs = STALE_MS): Promise<number> {
-  let removed = 0;
-  const limit = Date.now() - olderThanMs;
-  for await (const { key, modifiedAt } of storage.keys()) {
-    // Only documents live under a request's folder; profile pictures have their own (avatars/).
-    if (key.startsWith(`${AVATARS_PREFIX}/`) || modifiedAt.getTime() > limit) continue;
-    if (!(await repository.isDocumentKey(key))) {
-      await storage.remove(key);
-      removed += 1;
+async function leftovers(deps: Balayage, before: number): Promise<Leftover[]> {
+  const out: Leftover[] = [];
+  for (const t of await deps.storage.temps()) {
+    if (t.modifiedAt.getTime() < before) out.push({ kind: 'temp', name: t.name, modifiedAt: t.modifiedAt.getTime() });
+  }
+  for await (const { key, modifiedAt } of deps.storage.keys()) {
+    if (key.startsWith(`${AVATARS_PREFIX}/`) || modifiedAt.getTime() >= before) continue;
+    if (!(await deps.repository.isDocumentKey(key))) out.push({ kind: 'orphan', name: key, modifiedAt: modifiedAt.getTime() });
+  }
+  for (const stub of await filesOf(deps.mailDir, isStub)) {
+    if (stub.modifiedAt.getTime() < before) out.push({ kind: 'stub', name: stub.name, modifiedAt: stub.modifiedAt.getTime() });
+  }
+  return out;
+}
+
+async function removeLeftovers(deps: Balayage, found: Leftover[]): Promise<Balayes> {
+  const removed: Balayes = { temp: 0, orphans: 0, stubs: 0 };
+  for (const item of found) {
+    if (item.kind === 'temp') {
+      await deps.storage.removeTemp(item.name);
+      removed.temp += 1;
+    } else if (item.kind === 'orphan') {
+      // Looked up again right before: a row may have come since the listing.
+      if (await deps.repository.isDocumentKey(item.name)) continue;
+      await deps.storage.remove(item.name);
+      removed.orphans += 1;
+    } else {
+      await fsp.rm(path.join(deps.mailDir, item.name), { force: true });
+      removed.stubs += 1;
     }
   }
   return removed;
+}
+
+/**
+ * Removes the leftovers of interrupted writes last changed more than `olderThanMs` ago (docs/operations.md
+ * « Après un arrêt brutal »). With `secondLookAfterMs`, only what is still a leftover, unchanged, on a
+ * second look that much later goes: an upload under way elsewhere writes its temp file at least every 15 s
+ * (HTTP_BODY_RATE_WINDOW_S) and records its document within moments of the rename.
+ */
+export async function sweepLeftovers(
+  deps: Balayage,
+  options: { olderThanMs: number; secondLookAfterMs?: number; wait?: (ms: number) => Promise<void> },
+): Promise<Balayes> {
+  const first = await leftovers(deps, Date.now() - options.olderThanMs);
+  if (!options.secondLookAfterMs || first.length === 0) return removeLeftovers(deps, first);
+  await (options.wait ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(options.secondLookAfterMs);
+  const again = new Map((await leftovers(deps, Date.now() - options.olderThanMs)).map((l) => [`${l.kind}:${l.name}`, l]));
+  return removeLeftovers(
+    deps,
+    first.filter((l) => again.get(`${l.kind}:${l.name}`)?.modifiedAt === l.modifiedAt),
+  );
 }
