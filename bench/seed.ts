@@ -1,6 +1,7 @@
 // Generated housing requests for the benches: varied French names (accents included), statuses,
 // dates over two years. Written straight into the database in batches of 500, one transaction each.
 import crypto from 'node:crypto';
+import { ajouterMois, VALIDITE_MOIS_DEFAUT } from '../src/domain/cycleDeVie.js';
 import { texteDeRecherche, type DemandeCreation } from '../src/domain/demande.js';
 import { foldForSearch } from '../src/domain/normalise.js';
 import { STATUTS, statutRang } from '../src/domain/statut.js';
@@ -56,6 +57,7 @@ export function generatedRequest(n: number): NewDemande {
     nomTri: foldForSearch(nom),
     prenomTri: foldForSearch(prenom),
     statutRang: statutRang(statut),
+    valideJusqua: ajouterMois(at, VALIDITE_MOIS_DEFAUT),
   };
 }
 

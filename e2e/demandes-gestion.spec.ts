@@ -232,19 +232,19 @@ test('with the keyboard only: the status select, the confirmation, then « Annul
   const [, , agnes] = await listeDeTest(page, request, testInfo, 'k');
   const select = statutDe(page, agnes!.numeroUnique);
 
-  // Tab from the row's numéro to its select, then type the first letter of Refusé.
+  // Tab from the row's numéro to its select, then type the first letter of Radiée (the first status under R).
   await page.getByRole('link', { name: agnes!.numeroUnique }).focus();
   await page.keyboard.press('Tab');
   await expect(select).toBeFocused();
   await page.keyboard.press('r');
-  const dialog = page.getByRole('dialog', { name: `Refuser la demande de Agnès Roux (n° ${agnes!.numeroUnique}) ?` });
+  const dialog = page.getByRole('dialog', { name: `Radier la demande de Agnès Roux (n° ${agnes!.numeroUnique}) ?` });
   await expect(dialog).toBeVisible();
   await expect(dialog.getByRole('textbox', { name: "Motif communiqué à l'habitant" })).toBeFocused();
-  await page.keyboard.type('Dossier incomplet.');
+  await page.keyboard.type('Ne réside plus dans la commune.');
   await page.keyboard.press('Tab');
   await expect(dialog.getByRole('button', { name: 'Annuler' })).toBeFocused();
   await page.keyboard.press('Tab');
-  await expect(dialog.getByRole('button', { name: 'Refuser la demande' })).toBeFocused();
+  await expect(dialog.getByRole('button', { name: 'Radier la demande' })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();
 

@@ -79,6 +79,20 @@ describe('configuration', () => {
     );
   });
 
+  it('reads the life cycle of requests (months, reminders, the job’s hour), refusing what contradicts the rules', () => {
+    expect(loadConfig({}).cycleDeVie).toEqual({ validiteMois: 12, radiationMois: 13, reactivationMois: 18, conservationMois: 12, rappelsJours: [30, 7], heure: 3 });
+    expect(
+      loadConfig({ VALIDITE_MOIS: '6', RADIATION_APRES_MOIS: '7', REACTIVATION_JUSQUA_MOIS: '9', CONSERVATION_MOIS: '24', RAPPELS_JOURS: ' 7, 15,30,7', TACHES_HEURE: '0' }).cycleDeVie,
+    ).toEqual({ validiteMois: 6, radiationMois: 7, reactivationMois: 9, conservationMois: 24, rappelsJours: [30, 15, 7], heure: 0 });
+    expect(() => loadConfig({ VALIDITE_MOIS: 'un an' })).toThrow('Configuration invalide : VALIDITE_MOIS doit être un nombre entier de mois entre 1 et 120 (valeur reçue : « un an »).');
+    expect(() => loadConfig({ RADIATION_APRES_MOIS: '12' })).toThrow('Configuration invalide : RADIATION_APRES_MOIS doit être supérieur à VALIDITE_MOIS (12).');
+    expect(() => loadConfig({ REACTIVATION_JUSQUA_MOIS: '12' })).toThrow('Configuration invalide : REACTIVATION_JUSQUA_MOIS doit être supérieur ou égal à RADIATION_APRES_MOIS (13).');
+    expect(() => loadConfig({ RAPPELS_JOURS: '30,sept' })).toThrow('RAPPELS_JOURS doit être une liste de nombres de jours');
+    expect(() => loadConfig({ RAPPELS_JOURS: '0' })).toThrow('RAPPELS_JOURS doit être une liste de nombres de jours');
+    expect(() => loadConfig({ RAPPELS_JOURS: '400' })).toThrow('Configuration invalide : RAPPELS_JOURS doit compter moins de jours que la validité (VALIDITE_MOIS : 12 mois).');
+    expect(() => loadConfig({ TACHES_HEURE: '24' })).toThrow('Configuration invalide : TACHES_HEURE doit être une heure entière entre 0 et 23 (heure de Paris) (valeur reçue : « 24 »).');
+  });
+
   it('stops the server with one line naming the variable and exit code 1', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
       env: { PATH: process.env.PATH, PORT: 'trois-mille' },
@@ -104,6 +118,7 @@ describe('GET /parametres', () => {
         typesAcceptes: { 'application/pdf': ['.pdf'], 'image/jpeg': ['.jpg', '.jpeg'], 'image/png': ['.png'] },
         quotaDocuments: { fichiers: 50, octets: 150 * 1024 * 1024 },
         google: false,
+        cycleDeVie: { validiteMois: 12, radiationMois: 13, reactivationMois: 18, conservationMois: 12, rappelsJours: [30, 7] },
       });
     } finally {
       await ctx.close();

@@ -426,7 +426,7 @@ describe('undo a status change for 10 s, and the reason of a refusal (issue 9 po
     const attribue = await change({ logementId: '013undo00006', newStatus: 'Attribué', motif: 'Bravo' });
     expect(attribue.statusCode).toBe(400);
     expect(attribue.json().error.code).toBe('VALIDATION');
-    expect(attribue.json().error.fields).toEqual({ motif: 'Un motif ne peut accompagner que le statut « Refusé ».' });
+    expect(attribue.json().error.fields).toEqual({ motif: 'Un motif ne peut accompagner que les statuts « Refusé » et « Radiée ».' });
     const long = await change({ logementId: '013undo00006', newStatus: 'Refusé', motif: 'x'.repeat(1001) });
     expect(long.statusCode).toBe(400);
     expect(long.json().error.fields.motif).toBe('Le motif ne doit pas dépasser 1000 caractères.');

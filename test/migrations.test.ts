@@ -2,8 +2,10 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ajouterMois } from '../src/domain/cycleDeVie.js';
 import { STATUTS, STATUTS_DEFINIS, statutRang } from '../src/domain/statut.js';
 import { migrator, openDatabase, type Db } from '../src/server/db/index.js';
+import type { NewDemande } from '../src/server/db/schema.js';
 import { freshDatabaseUrl } from './db.js';
 import { generatedRequest } from '../bench/seed.js';
 
@@ -35,11 +37,20 @@ describe('status ranks', () => {
     const { error } = await migrator(db).migrateTo('0003_manager_list');
     expect(error).toBeUndefined();
     // Rows as migration 0003 left them: the rank was the status's position in the list.
-    const rows = STATUTS.map((statut, position) => ({ ...generatedRequest(position), statutDeLaDemande: statut, statutRang: position }));
-    await db.insertInto('housingRequests').values(rows).execute();
+    // Without the columns of later migrations (0009's validity is backfilled).
+    const rows = STATUTS.map((statut, position) => {
+      const { valideJusqua: _later, ...row } = generatedRequest(position);
+      return { ...row, statutDeLaDemande: statut, statutRang: position };
+    });
+    await db.insertInto('housingRequests').values(rows as unknown as NewDemande[]).execute();
     const result = await migrator(db).migrateToLatest();
     expect(result.error).toBeUndefined();
-    const stored = await db.selectFrom('housingRequests').select(['statutDeLaDemande', 'statutRang']).execute();
+    const stored = await db.selectFrom('housingRequests').select(['statutDeLaDemande', 'statutRang', 'dateDEnregistrement', 'valideJusqua', 'clotureeLe']).execute();
+    // Migration 0009: the validity backfilled in SQL, in the stored ISO format; closed requests dated.
+    for (const r of stored) {
+      expect(r.valideJusqua).toBe(ajouterMois(r.dateDEnregistrement, 12));
+      expect(r.clotureeLe).toBe(['Attribué', 'Refusé', 'Radiée'].includes(r.statutDeLaDemande) ? r.dateDEnregistrement : null);
+    }
     expect(Object.fromEntries(stored.map((r) => [r.statutDeLaDemande, r.statutRang]))).toEqual(
       Object.fromEntries(STATUTS_DEFINIS.map((s) => [s.value, s.rang])),
     );

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 describe('domain modules', () => {
   it('load the statuses', async () => {
     const { STATUTS, statutRang } = await import('./statut.js');
-    expect(STATUTS).toHaveLength(7);
+    expect(STATUTS).toHaveLength(8);
     expect(statutRang('Refusé')).toBe(90);
   });
 

@@ -293,13 +293,14 @@ describe('housing request as submitted', () => {
 
 describe("managers' list query", () => {
   it('defaults to the newest first, 10 a page, no search, every status', () => {
-    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
+    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
   });
 
   it('reads a query string', () => {
     expect(listeQuerySchema.parse({ q: '  hélène ', status: 'Refusé', sort: 'nom', order: 'asc', page: '3', pageSize: '25' })).toEqual({
       q: 'hélène',
       status: 'Refusé',
+      expiration: '',
       sort: 'nom',
       order: 'asc',
       page: 3,
@@ -343,7 +344,7 @@ describe('status change', () => {
     expect(refus(changementStatutSchema, { logementId: '', newStatus: 'Fini' })).toEqual({
       logementId: 'logementId est obligatoire.',
       newStatus:
-        'Statut inconnu : choisissez parmi En attente des documents, En cours de traitement, Demande envoyée, En attente, Passage CAL, Attribué, Refusé.',
+        'Statut inconnu : choisissez parmi En attente des documents, En cours de traitement, Demande envoyée, En attente, Passage CAL, Attribué, Radiée, Refusé.',
     });
     expect(refus(changementStatutSchema, { logementId: 'x'.repeat(65), newStatus: 'Refusé' })).toEqual({ logementId: 'logementId est trop long.' });
   });

@@ -1,3 +1,4 @@
+import { EXPIRATIONS } from './cycleDeVie.js';
 import { formatJour, formatJourCivil } from './dates.js';
 import { documentsParCategorieSchema } from './documents.js';
 import { foldForSearch, isValidNumeroUnique, normaliseEmail, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from './normalise.js';
@@ -228,6 +229,8 @@ export const ligneDemandeSchema = z.object({
   nombreDEnfants: z.number(),
   dateDEnregistrement: z.string(),
   statutDeLaDemande: z.enum(STATUTS),
+  /** The end of the validity (docs/produit.md « Cycle de vie d'une demande »). */
+  valideJusqua: z.string(),
 });
 export type LigneDemande = z.infer<typeof ligneDemandeSchema>;
 export const COLONNES_LIGNE = Object.keys(ligneDemandeSchema.shape) as (keyof LigneDemande)[];
@@ -244,6 +247,7 @@ export const TRIS = [
   'statutDeLaDemande',
   'typeDeLogementSouhaite',
   'nombreDEnfants',
+  'valideJusqua',
 ] as const;
 export type Tri = (typeof TRIS)[number];
 export const TRI_DEFAUT: Tri = 'dateDEnregistrement';
@@ -254,6 +258,8 @@ export const listeQuerySchema = z.object({
     .string({ error: 'Le statut doit être un texte.' })
     .default('')
     .refine((s) => s === '' || isStatut(s), { error: 'Statut inconnu.' }),
+  /** '' (all), expiring within 30 days, expired (not renewed, not yet struck off), struck off. */
+  expiration: z.enum(['', ...EXPIRATIONS], { error: "Le filtre d'expiration doit être bientot, expiree ou radiee." }).default(''),
   sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
   order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
   page: numeroDePageSchema,
@@ -267,10 +273,13 @@ export type ListeParams = z.input<typeof listeQuerySchema>;
 
 export const listeDemandesSchema = z.object({ data: z.array(ligneDemandeSchema), total: z.number() });
 
-/** The longest reason a refusal may carry. */
+/** The longest reason a refusal or a striking off may carry. */
 export const MOTIF_MAX = 1000;
-/** The only status a reason may come with. */
-export const STATUT_AVEC_MOTIF = 'Refusé' satisfies Statut;
+/** The statuses a reason may come with. */
+export const STATUTS_AVEC_MOTIF: readonly Statut[] = ['Refusé', 'Radiée'];
+export function avecMotif(statut: string): boolean {
+  return (STATUTS_AVEC_MOTIF as readonly string[]).includes(statut);
+}
 
 /**
  * A manager sets a status (spec: `logementId` is the numéro unique; the request's id is accepted too). A refusal
@@ -286,8 +295,8 @@ export const changementStatutSchema = z
       .max(MOTIF_MAX, { error: `Le motif ne doit pas dépasser ${MOTIF_MAX} caractères.` })
       .optional(),
   })
-  .refine((b) => !b.motif || b.newStatus === STATUT_AVEC_MOTIF, {
-    error: `Un motif ne peut accompagner que le statut « ${STATUT_AVEC_MOTIF} ».`,
+  .refine((b) => !b.motif || avecMotif(b.newStatus), {
+    error: `Un motif ne peut accompagner que les statuts ${STATUTS_AVEC_MOTIF.map((s) => `« ${s} »`).join(' et ')}.`,
     path: ['motif'],
   });
 export type ChangementStatut = z.input<typeof changementStatutSchema>;

@@ -27,12 +27,12 @@ describe('options and statuses', () => {
     expect(QUARTIERS_SOUHAITES.map((q) => q.value)).toContain('jasDeBouffan');
     expect(QUARTIERS_SOUHAITES.at(-1)?.value).toBe('pasDePreference');
   });
-  it('orders six steps then Refusé, with the spec colours', () => {
-    expect(STATUTS).toHaveLength(7);
+  it('orders six steps then Radiée and Refusé, with the spec colours', () => {
+    expect(STATUTS).toHaveLength(8);
     expect(ETAPES).toEqual(['En attente des documents', 'En cours de traitement', 'Demande envoyée', 'En attente', 'Passage CAL', 'Attribué']);
     expect(etapeIndex('Passage CAL')).toBe(4);
     expect(etapeIndex('Refusé')).toBe(-1);
-    expect(Object.values(STATUT_COULEURS)).toEqual(['#808080', '#A9A9A9', '#E9D66B', '#FFBF00', '#00BFFF', '#74C365', '#FF7F7F']);
+    expect(Object.values(STATUT_COULEURS)).toEqual(['#808080', '#A9A9A9', '#E9D66B', '#FFBF00', '#00BFFF', '#74C365', '#C9A0DC', '#FF7F7F']);
   });
   it('maps extensions to accepted types', () => {
     expect(typeFromExtension('a.PDF')).toBe('application/pdf');

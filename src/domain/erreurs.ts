@@ -42,7 +42,16 @@ export const CODES_ERREUR = [
   'UNREADABLE_IMAGE',
   'RATE_LIMITED',
   'TROP_TARD',
+  'DOCUMENT_VERROUILLE',
+  'INVALID_PASSWORD',
+  'ROLE_PROTEGE',
   'INTERNAL',
+  'DISK_FULL',
+  'STORAGE_UNAVAILABLE',
+  'NON_RENOUVELABLE',
+  'PAS_ENCORE_RENOUVELABLE',
+  'NON_REACTIVABLE',
+  'DELAI_REACTIVATION_DEPASSE',
 ] as const;
 /** The app's own codes; better-auth's codes (INVALID_EMAIL_OR_PASSWORD…) pass through as they are. */
 export type CodeErreur = (typeof CODES_ERREUR)[number];
@@ -77,6 +86,9 @@ export const MESSAGES = {
   changementIntrouvable: "Ce changement de statut n'existe pas.",
   origineRefusee: 'Requête refusée : elle ne vient pas du site Quartier Vivant. Rechargez la page puis réessayez.',
   corpsTropLent: "L'envoi est trop lent ou interrompu : la requête a été abandonnée. Vérifiez votre connexion puis réessayez.",
+  disquePlein: "Le serveur manque d'espace pour enregistrer votre envoi. Rien n'a été enregistré ; réessayez plus tard ou prévenez la mairie annexe.",
+  stockageIndisponible:
+    "Le serveur ne peut rien enregistrer pour le moment (son stockage est en lecture seule ou indisponible). Rien n'a été enregistré ; réessayez plus tard ou prévenez la mairie annexe.",
 } as const;
 
 /** Per-field French messages from a zod error, keyed by the first path segment ('_' for the whole). */

@@ -1,3 +1,4 @@
+import { cycleDeVieParametresSchema } from './cycleDeVie.js';
 import { TYPES_ACCEPTES, type TypeAccepte } from './documents.js';
 import { z } from './zod.js';
 
@@ -10,6 +11,8 @@ export const parametresSchema = z.object({
   typesAcceptes: z.record(z.enum(Object.keys(TYPES_ACCEPTES) as [TypeAccepte, ...TypeAccepte[]]), z.array(z.string())),
   /** The "Connexion avec Google" button shows only when Google sign-in is configured. */
   google: z.boolean(),
+  /** The life cycle's durations (docs/produit.md « Cycle de vie d'une demande »). */
+  cycleDeVie: cycleDeVieParametresSchema,
 });
 export type Parametres = z.infer<typeof parametresSchema>;
 

@@ -12,7 +12,7 @@ import {
   STATUTS_DEFINIS,
 } from './statut.js';
 
-/** docs/produit.md « Statuts »: the seven statuses, their stored rank and their colour. */
+/** docs/produit.md « Statuts »: the eight statuses, their stored rank and their colour. */
 const ATTENDUS = [
   ['En attente des documents', 10, '#808080'],
   ['En cours de traitement', 20, '#A9A9A9'],
@@ -20,11 +20,12 @@ const ATTENDUS = [
   ['En attente', 40, '#FFBF00'],
   ['Passage CAL', 50, '#00BFFF'],
   ['Attribué', 60, '#74C365'],
+  ['Radiée', 80, '#C9A0DC'],
   ['Refusé', 90, '#FF7F7F'],
 ] as const;
 
 describe('statuses', () => {
-  it('defines the seven statuses in order, each with its rank and colour', () => {
+  it('defines the eight statuses in order, each with its rank and colour', () => {
     expect(STATUTS_DEFINIS.map((s) => [s.value, s.rang, s.couleur])).toEqual(ATTENDUS);
     expect(STATUTS).toEqual(ATTENDUS.map(([value]) => value));
     expect(STATUT_COULEURS).toEqual(Object.fromEntries(ATTENDUS.map(([value, , couleur]) => [value, couleur])));
@@ -37,6 +38,7 @@ describe('statuses', () => {
     expect(ETAPES).toEqual(ATTENDUS.slice(0, 6).map(([value]) => value));
     ATTENDUS.slice(0, 6).forEach(([value], i) => expect(etapeIndex(value)).toBe(i));
     expect(etapeIndex('Refusé')).toBe(-1);
+    expect(etapeIndex('Radiée')).toBe(-1);
   });
 
   it('gives each status its stored sort rank: steps in order, Refusé last', () => {

@@ -1,4 +1,4 @@
-/** Request statuses (docs/produit.md « Statuts »): six steps in order, then Refusé outside the progress bar. */
+/** Request statuses (docs/produit.md « Statuts »): six steps in order, then Radiée and Refusé outside the progress bar. */
 
 /**
  * Each status with its stored sort rank and its colour. The rank is written in the database
@@ -12,6 +12,7 @@ export const STATUTS_DEFINIS = [
   { value: 'En attente', rang: 40, couleur: '#FFBF00' },
   { value: 'Passage CAL', rang: 50, couleur: '#00BFFF' },
   { value: 'Attribué', rang: 60, couleur: '#74C365' },
+  { value: 'Radiée', rang: 80, couleur: '#C9A0DC' },
   { value: 'Refusé', rang: 90, couleur: '#FF7F7F' },
 ] as const;
 
@@ -20,9 +21,13 @@ export const STATUTS = STATUTS_DEFINIS.map((s) => s.value) as [Statut, ...Statut
 
 export const STATUT_INITIAL: Statut = 'En attente des documents';
 export const STATUT_REFUSE: Statut = 'Refusé';
+/** Struck off for want of renewal (docs/produit.md « Cycle de vie »), or by a manager. */
+export const STATUT_RADIEE: Statut = 'Radiée';
+/** Statuses outside the progress bar: it shows them apart, with their reason. */
+export const HORS_ETAPES: readonly Statut[] = [STATUT_RADIEE, STATUT_REFUSE];
 
 /** The six steps of the progress bar, in order. */
-export const ETAPES: readonly Statut[] = STATUTS.filter((s) => s !== STATUT_REFUSE);
+export const ETAPES: readonly Statut[] = STATUTS.filter((s) => !HORS_ETAPES.includes(s));
 
 /** Colours of the statuses. Text on them is always dark (contrast ≥ 4.5:1). */
 export const STATUT_COULEURS = Object.fromEntries(STATUTS_DEFINIS.map((s) => [s.value, s.couleur])) as Readonly<Record<Statut, string>>;
@@ -34,7 +39,7 @@ export function isStatut(value: unknown): value is Statut {
   return typeof value === 'string' && RANGS.has(value);
 }
 
-/** Index of the status in the progress bar (0..5), or -1 for Refusé. */
+/** Index of the status in the progress bar (0..5), or -1 for Radiée and Refusé. */
 export function etapeIndex(statut: Statut): number {
   return ETAPES.indexOf(statut);
 }

@@ -20,6 +20,7 @@ import adressesRoutes from './features/adresses/routes.js';
 import compte from './features/compte/index.js';
 import { CompteRepository, placeSlugs } from './features/compte/repository.js';
 import demandes from './features/demandes/index.js';
+import informationsRoutes from './features/informations/routes.js';
 import parametresRoutes from './features/parametres/routes.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { optionsJournal } from './securite/journal.js';
@@ -38,6 +39,11 @@ export interface RateLimits {
   upload: RateLimit | false;
   adresses: RateLimit | false;
   inscription: RateLimit | false;
+  /** "Renvoyer mon lien privé": per IP, and per numéro unique whatever the IP. */
+  renvoiLien: RateLimit | false;
+  renvoiLienNumero: RateLimit | false;
+  /** « Renouveler » and « Réactiver » a request, per IP. */
+  cycleDeVie: RateLimit | false;
   /** Sign-in, password reset and change (better-auth's own limiter, in the database). */
   auth: AuthRateLimits['signIn'];
 }
@@ -47,6 +53,9 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   upload: { max: 60, timeWindow: '10 minutes' },
   adresses: { max: 120, timeWindow: '1 minute' },
   inscription: { max: 5, timeWindow: '10 minutes' },
+  renvoiLien: { max: 10, timeWindow: '1 hour' },
+  renvoiLienNumero: { max: 3, timeWindow: '1 hour' },
+  cycleDeVie: { max: 20, timeWindow: '10 minutes' },
   // Per IP: 30 sign-ins / 5 min, so that residents behind one address (a town-hall counter) are not
   // locked out together; each account has its own progressive lock on top (src/server/auth/throttle.ts).
   auth: { window: 300, max: 30 },
@@ -59,6 +68,9 @@ function scaleRateLimits(limits: RateLimits, factor: number): RateLimits {
     upload: scale(limits.upload),
     adresses: scale(limits.adresses),
     inscription: scale(limits.inscription),
+    renvoiLien: scale(limits.renvoiLien),
+    renvoiLienNumero: scale(limits.renvoiLienNumero),
+    cycleDeVie: scale(limits.cycleDeVie),
     auth: scale(limits.auth),
   };
 }
@@ -73,6 +85,8 @@ export interface AppDeps {
   rateLimits: RateLimits;
   auth: Auth;
   bus: EventBus;
+  /** The clock of services and scheduled jobs (AppOptions.now; tests move it). */
+  now: () => Date;
 }
 
 declare module 'fastify' {
@@ -87,6 +101,8 @@ export interface AppOptions {
   rateLimits?: Partial<RateLimits>;
   /** Pino logger options (level, stream…), or false for none (tests); the redaction is always added. */
   logger?: boolean | object;
+  /** The clock of services and scheduled jobs (default: the system's); tests drive time with it. */
+  now?: () => Date;
 }
 
 /**
@@ -183,6 +199,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     territory: loadTerritory(),
     rateLimits,
     bus,
+    now: options.now ?? (() => new Date()),
     auth: createAuth({
       config,
       db,
@@ -251,6 +268,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(compte);
       await api.register(adressesRoutes);
       await api.register(parametresRoutes);
+      await api.register(informationsRoutes);
       await api.register(authRoutes);
       api.setNotFoundHandler((_request, reply) => reply.status(404).send(errorBody('NOT_FOUND', MESSAGES.apiIntrouvable)));
     },

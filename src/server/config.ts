@@ -20,6 +20,12 @@ const url = (protocols: readonly string[], hint: string) =>
       { error: hint },
     );
 
+/** A whole number of months between min and max (the life cycle of a request). */
+const mois = (min: number, max: number, fallback: number) => {
+  const error = `doit être un nombre entier de mois entre ${min} et ${max}`;
+  return z.preprocess(emptyToUndefined, z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback));
+};
+
 /** A whole number of seconds between min and max (an HTTP timeout). */
 const seconds = (min: number, max: number, fallback: number) => {
   const error = `doit être un nombre entier de secondes entre ${min} et ${max}`;
@@ -183,6 +189,39 @@ export const envSchema = z.object({
       .default(512),
   ),
   HTTP_BODY_RATE_WINDOW_S: seconds(1, 300, 15),
+  LEGAL_EDITEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Ville d'Aix-en-Provence — mairie annexe du Jas de Bouffan")),
+  LEGAL_ADRESSE: z.preprocess(emptyToUndefined, z.string().trim().default('Hôtel de Ville, 13616 Aix-en-Provence Cedex 1')),
+  LEGAL_CONTACT: z.preprocess(emptyToUndefined, z.string().trim().default('Mairie annexe du Jas de Bouffan, rue Charloun-Rieu, 13090 Aix-en-Provence')),
+  LEGAL_DIRECTEUR_PUBLICATION: z.preprocess(emptyToUndefined, z.string().trim().default("Le maire d'Aix-en-Provence")),
+  LEGAL_HEBERGEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Serveurs de la Ville d'Aix-en-Provence, Hôtel de Ville, 13616 Aix-en-Provence Cedex 1")),
+  LEGAL_DPO: z.preprocess(
+    emptyToUndefined,
+    z.string().trim().default("Délégué à la protection des données, Ville d'Aix-en-Provence, Hôtel de Ville, 13616 Aix-en-Provence Cedex 1"),
+  ),
+  VALIDITE_MOIS: mois(1, 120, 12),
+  RADIATION_APRES_MOIS: mois(1, 120, 13),
+  REACTIVATION_JUSQUA_MOIS: mois(1, 120, 18),
+  CONSERVATION_MOIS: mois(1, 600, 12),
+  RAPPELS_JOURS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .default('30,7')
+      .refine((v) => v.split(',').every((d) => /^\s*\d{1,3}\s*$/u.test(d) && Number(d) >= 1), {
+        error: "doit être une liste de nombres de jours avant l'expiration, séparés par des virgules (par exemple : 30,7)",
+      })
+      .transform((v) => [...new Set(v.split(',').map(Number))].sort((a, b) => b - a)),
+  ),
+  TACHES_HEURE: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
+      .int({ error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
+      .min(0, { error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
+      .max(23, { error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
+      .default(3),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z
@@ -215,6 +254,8 @@ export interface Config {
   /** Scales every rate limit (e.g. 10 for a town-hall kiosk where many people share one address). */
   rateLimitMultiplier: number;
   logLevel: string;
+  /** Who publishes the site and answers for the data (the « Mentions légales » and « Données personnelles » pages). */
+  legal: { editeur: string; adresse: string; contact: string; directeurPublication: string; hebergeur: string; dpo: string };
   /** Signs sessions and e-mail links; when absent, one is generated and kept in DATA_DIR. */
   authSecret: string | undefined;
   google: { clientId: string; clientSecret: string; discoveryUrl: string } | undefined;
@@ -222,6 +263,9 @@ export interface Config {
   delaiAnnulationMs?: number;
   /** Where the built web app is served from (absent in API-only tests). */
   webDir: string | undefined;
+  /** The life cycle of requests (docs/operations.md « Cycle de vie des demandes et purge »): durations in months,
+   * reminders in days before expiry (largest first), the daily job's hour (Europe/Paris). */
+  cycleDeVie: { validiteMois: number; radiationMois: number; reactivationMois: number; conservationMois: number; rappelsJours: number[]; heure: number };
 }
 
 export class ConfigError extends Error {
@@ -243,6 +287,15 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
     const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';
     throw new ConfigError(missing, 'doit être défini avec son pendant pour activer la connexion avec Google');
+  }
+  if (e.RADIATION_APRES_MOIS <= e.VALIDITE_MOIS) {
+    throw new ConfigError('RADIATION_APRES_MOIS', `doit être supérieur à VALIDITE_MOIS (${e.VALIDITE_MOIS})`);
+  }
+  if (e.REACTIVATION_JUSQUA_MOIS < e.RADIATION_APRES_MOIS) {
+    throw new ConfigError('REACTIVATION_JUSQUA_MOIS', `doit être supérieur ou égal à RADIATION_APRES_MOIS (${e.RADIATION_APRES_MOIS})`);
+  }
+  if (e.RAPPELS_JOURS.some((jours) => jours > e.VALIDITE_MOIS * 28)) {
+    throw new ConfigError('RAPPELS_JOURS', `doit compter moins de jours que la validité (VALIDITE_MOIS : ${e.VALIDITE_MOIS} mois)`);
   }
   if (e.HTTP_HEADERS_TIMEOUT_S > e.HTTP_REQUEST_TIMEOUT_S) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_S', `doit être inférieur ou égal à HTTP_REQUEST_TIMEOUT_S (${e.HTTP_REQUEST_TIMEOUT_S})`);
@@ -270,12 +323,28 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     },
     rateLimitMultiplier: e.RATE_LIMIT_MULTIPLIER,
     logLevel: e.LOG_LEVEL,
+    legal: {
+      editeur: e.LEGAL_EDITEUR,
+      adresse: e.LEGAL_ADRESSE,
+      contact: e.LEGAL_CONTACT,
+      directeurPublication: e.LEGAL_DIRECTEUR_PUBLICATION,
+      hebergeur: e.LEGAL_HEBERGEUR,
+      dpo: e.LEGAL_DPO,
+    },
     authSecret: e.AUTH_SECRET,
     google:
       e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
         ? { clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET, discoveryUrl: e.GOOGLE_DISCOVERY_URL }
         : undefined,
     webDir: undefined,
+    cycleDeVie: {
+      validiteMois: e.VALIDITE_MOIS,
+      radiationMois: e.RADIATION_APRES_MOIS,
+      reactivationMois: e.REACTIVATION_JUSQUA_MOIS,
+      conservationMois: e.CONSERVATION_MOIS,
+      rappelsJours: e.RAPPELS_JOURS,
+      heure: e.TACHES_HEURE,
+    },
     ...overrides,
   };
 }

@@ -12,6 +12,9 @@ import * as m0005 from './migrations/0005_mail_outbox.js';
 import * as m0006 from './migrations/0006_profile_visibility.js';
 import * as m0007 from './migrations/0007_auth_throttle.js';
 import * as m0008 from './migrations/0008_session_hardening.js';
+import * as m0009 from './migrations/0009_cycle_de_vie.js';
+import * as m0010 from './migrations/0010_effacement.js';
+import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -79,6 +82,8 @@ const migrations: Record<string, Migration> = {
   '0006_profile_visibility': m0006,
   '0007_auth_throttle': m0007,
   '0008_session_hardening': m0008,
+  '0009_cycle_de_vie': m0009,
+  '0010_effacement': m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -95,7 +100,7 @@ export function openDatabase(options: { databaseUrl: string | undefined; dataDir
     // An idle connection that dies (database restart, network cut) must not crash the process: the pool
     // drops it and the next query opens a new one.
     pool.on('error', (error) => options.onIdleError?.(error));
-    return { kind: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }), plugins: [new NamingPlugin()] }) };
+    return { kind: 'postgres', db: new Kysely<Database>({ dialect: dialecteTemoin(new PostgresDialect({ pool, cursor: Cursor })), plugins: [new NamingPlugin()] }) };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new SqliteDatabase(path.join(options.dataDir, 'app.db'));
@@ -104,7 +109,9 @@ export function openDatabase(options: { databaseUrl: string | undefined; dataDir
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { kind: 'sqlite', db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new NamingPlugin()] }) };
+  // A full or read-only disk keeps its own error (pannes.ts: no ROLLBACK once SQLite has ended the transaction).
+  const dialect = dialecteTemoin(new SqliteDialect({ database: withStatementCache(sqlite) }), () => sqlite.inTransaction);
+  return { kind: 'sqlite', db: new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] }) };
 }
 
 /** The app's migrations, in order (tests step through them with `migrateTo`). */

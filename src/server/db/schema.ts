@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 /** Tables as Kysely sees them (camelCase here, snake_case in the database through CamelCasePlugin). */
 export interface HousingRequestTable {
@@ -41,6 +41,22 @@ export interface HousingRequestTable {
   prenomTri: string;
   /** The status's explicit sort rank (src/domain/statut.ts, migration 0004), for sorting. */
   statutRang: number;
+  /** When the request was withdrawn or erased: the row is then an anonymous tombstone (migration 0010). */
+  effaceeLe: string | null;
+  /** The life cycle (migration 0009, features/demandes/cycleDeVie.ts): end of the validity, last renewal,
+   * reminders sent for this validity ("30,7"), struck off by the job, closed (Radiée, Refusé, Attribué). */
+  valideJusqua: string;
+  dernierRenouvellement: string | null;
+  rappelsEnvoyes: Generated<string>;
+  radieeLe: string | null;
+  clotureeLe: string | null;
+}
+
+/** The scheduler's lease, one row per job (migration 0009). */
+export interface TacheTable {
+  nom: string;
+  bailJusqua: string;
+  derniereFin: string | null;
 }
 
 export interface DocumentTable {
@@ -89,6 +105,10 @@ export interface MailOutboxTable {
   claimedAt: string | null;
   claimToken: string | null;
   sentAt: string | null;
+  /** The request the mail is about, so that erasing it withdraws the mail (migration 0010). */
+  housingRequestId: string | null;
+  /** Attachments as JSON references resolved at send time (migration 0009), e.g. [{"type":"attestation","demandeId":"…"}]. */
+  piecesJointes: string | null;
 }
 
 /** better-auth's user row plus the profile (docs/produit.md « Comptes »). Dates are Date on PostgreSQL, ISO text on SQLite. */
@@ -163,6 +183,7 @@ export interface Database {
   session: SessionTable;
   account: AccountTable;
   authThrottle: AuthThrottleTable;
+  taches: TacheTable;
 }
 
 export type UserRow = Selectable<UserTable>;

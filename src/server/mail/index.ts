@@ -6,12 +6,31 @@ import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbKind } from '../db/index.js';
 import type { Database, MailOutboxTable } from '../db/schema.js';
+import { syncDir } from '../storage/index.js';
 
 export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** Attachments named only (stored as JSON in the outbox), composed at send time by the resolver of their type. */
+  piecesJointes?: PieceJointeRef[];
 }
+
+/** An attachment by reference, e.g. `{ type: 'attestation', demandeId }` (migration 0009). */
+export interface PieceJointeRef {
+  type: string;
+  demandeId: string;
+}
+
+/** A composed attachment, as nodemailer sends it. */
+export interface PieceJointe {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+}
+
+/** Composes an attachment at send time; null when what it shows is gone (the mail then leaves without it). */
+export type ResolveurPieceJointe = (ref: PieceJointeRef) => Promise<PieceJointe | null>;
 
 export interface EnqueueOptions {
   /** The mail leaves no sooner than this many milliseconds from now (a status change's undo window). */
@@ -20,6 +39,8 @@ export interface EnqueueOptions {
   key?: string;
   /** Written in this transaction: the mail exists if and only if what it tells is committed. */
   trx?: Db;
+  /** The housing request the mail is about: erasing the request withdraws the mail if still queued. */
+  demandeId?: string;
 }
 
 /**
@@ -35,6 +56,8 @@ export interface Mailer {
   idle(): Promise<void>;
   /** Stops the delivery loop; the rows not yet sent stay for the next start. */
   close(): Promise<void>;
+  /** Registers how attachments of one type are composed (a feature does, at start). */
+  resoudrePiecesJointes(type: string, resolveur: ResolveurPieceJointe): void;
 }
 
 export interface OutboxOptions {
@@ -44,7 +67,7 @@ export interface OutboxOptions {
   pollMs?: number;
 }
 
-type Deliver = (mail: Mail & { from: string }) => Promise<void>;
+type Deliver = (mail: Omit<Mail, 'piecesJointes'> & { from: string; attachments?: PieceJointe[] }) => Promise<void>;
 
 function smtpDeliver(smtpUrl: string): Deliver {
   // Bounded waits: a claimed row is taken back by another instance after CLAIM_TIMEOUT_MS.
@@ -64,6 +87,8 @@ function fileDeliver(dir: string): Deliver {
     const tmp = path.join(dir, `.${name}.tmp`);
     await fsp.writeFile(tmp, info.message as Buffer, { flush: true });
     await fsp.rename(tmp, path.join(dir, name));
+    // The rename durable too before the row is marked sent (a stub left by a crash is swept at start).
+    await syncDir(dir);
   };
 }
 
@@ -77,7 +102,7 @@ const BATCH = 10;
 /** A claim older than this is taken to be an instance that died while sending: the row is claimed again. */
 export const CLAIM_TIMEOUT_MS = 5 * 60_000;
 /** Sent rows (their text already emptied) are kept this long as a trace, then deleted. */
-const KEEP_SENT_MS = 30 * 24 * 3600_000;
+export const KEEP_SENT_MS = 30 * 24 * 3600_000;
 const PURGE_EVERY_MS = 10 * 60_000;
 
 /** The wait before the next try after `attempts` failed ones: 10 s, 20 s, 40 s… at most one hour. Never given up. */
@@ -96,6 +121,7 @@ class OutboxMailer implements Mailer {
   private closed = false;
   private lastPurge = 0;
   private readonly timer: NodeJS.Timeout;
+  private readonly resolveurs = new Map<string, ResolveurPieceJointe>();
 
   constructor(
     private readonly deliver: Deliver,
@@ -104,6 +130,23 @@ class OutboxMailer implements Mailer {
     private readonly outbox: OutboxOptions,
   ) {
     this.db = outbox.db;
+    if (outbox.kind === 'sqlite') {
+      // SQLite has one server process: a claim standing at start is that of a process that died while
+      // sending (a crash, a kill); its mails go back to the queue now, not CLAIM_TIMEOUT_MS later.
+      this.chain = this.db
+        .updateTable('mailOutbox')
+        .set({ claimedAt: null, claimToken: null })
+        .where('sentAt', 'is', null)
+        .where('claimedAt', 'is not', null)
+        .execute()
+        .then(
+          () => 0,
+          (error: unknown) => {
+            this.log.error({ err: error }, "Les e-mails en cours d'envoi au dernier arrêt n'ont pas pu être remis dans la file");
+            return 0;
+          },
+        );
+    }
     this.timer = setInterval(() => {
       if (this.passes === 0) void this.pass();
     }, outbox.pollMs ?? 1000);
@@ -123,10 +166,24 @@ class OutboxMailer implements Mailer {
         createdAt: new Date(now).toISOString(),
         sendAfter: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
         attempts: 0,
+        housingRequestId: options.demandeId ?? null,
+        piecesJointes: mail.piecesJointes?.length ? JSON.stringify(mail.piecesJointes) : null,
       })
       .execute();
     // Outside a transaction the row is there now: a mail due at once leaves without waiting for the loop.
     if (!options.trx && !(options.delayMs! > 0) && this.passes === 0 && !this.closed) void this.pass();
+  }
+
+  resoudrePiecesJointes(type: string, resolveur: ResolveurPieceJointe): void {
+    this.resolveurs.set(type, resolveur);
+  }
+
+  /** The row's attachments, composed now; one whose resolver is missing or answers null is left out. */
+  private async piecesJointes(row: OutboxRow): Promise<PieceJointe[]> {
+    if (!row.piecesJointes) return [];
+    const refs = JSON.parse(row.piecesJointes) as PieceJointeRef[];
+    const pieces = await Promise.all(refs.map(async (ref) => (await this.resolveurs.get(ref.type)?.(ref)) ?? null));
+    return pieces.filter((p): p is PieceJointe => p !== null);
   }
 
   async cancel(key: string, trx?: Db): Promise<boolean> {
@@ -227,7 +284,8 @@ class OutboxMailer implements Mailer {
 
   private async deliverRow(row: OutboxRow, token: string): Promise<boolean> {
     try {
-      await this.deliver({ to: row.recipient, subject: row.subject, text: row.body, from: this.from });
+      const attachments = await this.piecesJointes(row);
+      await this.deliver({ to: row.recipient, subject: row.subject, text: row.body, from: this.from, ...(attachments.length > 0 ? { attachments } : {}) });
     } catch (error) {
       const attempts = row.attempts + 1;
       const retryAt = new Date(Date.now() + retryDelayMs(attempts)).toISOString();

@@ -1,8 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { isGestionnaire } from '../../../domain/compte.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import { compteDe } from '../../auth/guards.js';
 import type { DemandeRow } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
+import type { DemandesRepository } from './repository.js';
 
 /** Header that carries a request's private key on API calls (docs/produit.md « Confidentialité »). */
 export const ACCESS_KEY_HEADER = 'x-access-key';
@@ -42,4 +45,18 @@ export async function hasFullAccess(request: FastifyRequest, row: DemandeRow): P
   if (holdsPrivateKey(request, row)) return true;
   const user = await compteDe(request);
   return user !== null && (user.id === row.ownerUserId || isGestionnaire(user.userType));
+}
+
+/** The request of this numéro (withdrawn and erased ones excluded), or 404 in French. */
+export async function demandeOu404(repository: DemandesRepository, numeroUnique: string): Promise<DemandeRow> {
+  const row = await repository.findByNumero(numeroUnique);
+  if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+  return row;
+}
+
+/** The request of this numéro for one who may see it in full (hasFullAccess), else 404 or 403 in French. */
+export async function demandeEnAccesComplet(repository: DemandesRepository, request: FastifyRequest, numeroUnique: string): Promise<DemandeRow> {
+  const row = await demandeOu404(repository, numeroUnique);
+  if (!(await hasFullAccess(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
+  return row;
 }

@@ -1,11 +1,18 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { reserve } from '../../auth/guards.js';
+import { STALE_MS } from '../../storage/index.js';
+import { routesDonneesCompte } from './donnees.js';
 import { evenementsRoutes } from './evenements.js';
 import { routesGestion } from './gestion.js';
 import { DemandesRepository } from './repository.js';
+import { attestationPdf, nomAttestation } from './attestation.js';
+import { planifierCycleDeVie } from './cycleDeVie.js';
 import { routesCompte, routesPubliques } from './routes.js';
+import { routesCycleDeVie } from './routes-cycle.js';
+import { routesEffacementGestion, routesEffacementPubliques } from './routes-effacement.js';
 import { DemandesService } from './service.js';
-import { sweepOrphans } from './upload.js';
+import { sweepLeftovers, type Balayage, type Balayes } from './upload.js';
 
 /**
  * Housing requests, one feature: public routes (submit, look up, documents), the account's own requests,
@@ -13,13 +20,66 @@ import { sweepOrphans } from './upload.js';
  */
 export default async function demandes(app: FastifyInstance): Promise<void> {
   const { db, dbKind, mailer, bus, config } = app.deps;
-  const repository = new DemandesRepository(db, dbKind);
-  // Files a crash left without their document record (docs/decisions/0003), removed at start.
-  const swept = await sweepOrphans(repository, app.deps.storage);
-  if (swept > 0) app.log.warn({ swept }, 'fichiers sans document supprimés');
-  const service = new DemandesService({ repository, mailer, bus, config });
+  const repository = new DemandesRepository(db, dbKind, app.deps.now);
+  await balayerLesRestes(app, { repository, storage: app.deps.storage, mailDir: path.join(config.dataDir, 'mail') });
+  const service = new DemandesService({ repository, mailer, bus, config, now: app.deps.now });
   await app.register(reserve('gestionnaire', routesGestion({ repository, service })));
+  await app.register(reserve('gestionnaire', routesEffacementGestion({ repository })));
   await app.register(reserve('compte', routesCompte({ repository })));
+  await app.register(reserve('compte', routesDonneesCompte({ repository })));
   await app.register(routesPubliques({ repository, service }));
+  await app.register(routesEffacementPubliques({ repository }));
   await app.register(evenementsRoutes({ repository }));
+  await app.register(routesCycleDeVie({ repository }));
+  // The first e-mail's attestation, composed when the mail leaves (a request erased meanwhile: none).
+  mailer.resoudrePiecesJointes('attestation', async (ref) => {
+    const row = await repository.findById(ref.demandeId);
+    return row ? { filename: nomAttestation(row.numeroUnique), content: await attestationPdf(row, app.deps.now()), contentType: 'application/pdf' } : null;
+  });
+  planifierCycleDeVie(app, { repository, mailer, bus, storage: app.deps.storage, config, now: app.deps.now, log: app.log });
+}
+
+/** How often leftovers older than STALE_MS are looked for while the server runs. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+/** PostgreSQL: the wait between the two looks of the start-up sweep (another instance may be writing). */
+const SECOND_LOOK_MS = 20_000;
+
+/**
+ * Leftovers of interrupted writes (docs/operations.md « Après un arrêt brutal »): upload temp files,
+ * stored files without their document row, mail stubs. At start, whatever their age: on SQLite this
+ * process is the only writer, so nothing is under way; on PostgreSQL other instances may share DATA_DIR,
+ * so what is still a leftover, unchanged, on a second look 20 s later. Then every 10 minutes, those
+ * older than an hour. Stopped when the app closes.
+ */
+async function balayerLesRestes(app: FastifyInstance, deps: Balayage): Promise<void> {
+  let closing = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timer.unref();
+      timers.add(timer);
+    });
+  const balayer = async (options: Parameters<typeof sweepLeftovers>[1]) => {
+    try {
+      const removed: Balayes = await sweepLeftovers(deps, options);
+      if (closing) return;
+      if (removed.temp + removed.orphans + removed.stubs > 0) app.log.warn({ ...removed }, "restes d'écritures interrompues supprimés");
+    } catch (error) {
+      if (!closing) app.log.error({ err: error }, "le nettoyage des restes d'écritures interrompues a échoué");
+    }
+  };
+  if (app.deps.dbKind === 'sqlite') await balayer({ olderThanMs: 0 });
+  else void balayer({ olderThanMs: 0, secondLookAfterMs: SECOND_LOOK_MS, wait });
+  const every = setInterval(() => void balayer({ olderThanMs: STALE_MS }), SWEEP_EVERY_MS);
+  every.unref();
+  app.addHook('onClose', async () => {
+    closing = true;
+    clearInterval(every);
+    // A sweep waiting for its second look never resumes.
+    for (const timer of timers) clearTimeout(timer);
+  });
 }

@@ -1,3 +1,4 @@
+import { formatJour } from '../../../domain/dates.js';
 import type { Mail } from '../../mail/index.js';
 import type { DemandeRow } from '../../db/schema.js';
 
@@ -20,8 +21,12 @@ export function mailDemandeEnregistree(row: DemandeRow, privateLink: string): Ma
       '',
       'Gardez ce lien pour vous : toute personne qui le possède peut voir votre demande et vos documents.',
       '',
+      `Votre demande est valable jusqu’au ${formatJour(row.valideJusqua)}. Pensez à la renouveler chaque année depuis votre lien privé : nous vous le rappellerons par e-mail.`,
+      'Vous trouverez en pièce jointe votre attestation d’enregistrement. Vous pouvez aussi la télécharger à tout moment depuis votre lien privé.',
+      '',
       SIGNATURE,
     ].join('\n'),
+    piecesJointes: [{ type: 'attestation', demandeId: row.id }],
   };
 }
 
@@ -39,6 +44,86 @@ export function mailStatutChange(row: DemandeRow, publicUrl: string, motif?: str
       '',
       'Suivez votre demande ici (ouvrez votre lien privé pour voir son détail et envoyer des documents) :',
       `${publicUrl}/logement/${encodeURIComponent(row.numeroUnique)}`,
+      '',
+      SIGNATURE,
+    ].join('\n'),
+  };
+}
+
+/** After a withdrawal or an erasure on request: what was erased; no link (the request no longer exists). */
+export function mailDemandeEffacee(row: DemandeRow, parLaMairie: boolean): Mail {
+  return {
+    to: row.email,
+    subject: parLaMairie ? `Votre demande de logement n° ${row.numeroUnique} a été effacée` : `Votre demande de logement n° ${row.numeroUnique} a été retirée`,
+    text: [
+      `Bonjour ${row.prenom},`,
+      '',
+      parLaMairie
+        ? `À votre demande, la mairie annexe du Jas de Bouffan a effacé votre demande de logement social (numéro unique ${row.numeroUnique}).`
+        : `Votre demande de logement social (numéro unique ${row.numeroUnique}) a été retirée, comme vous l’avez demandé.`,
+      'Vos informations personnelles et vos documents ont été supprimés. Seul l’historique des statuts est conservé, sans aucune donnée vous concernant.',
+      '',
+      'Vous pouvez déposer une nouvelle demande à tout moment, avec le même numéro unique.',
+      '',
+      SIGNATURE,
+    ].join('\n'),
+  };
+}
+
+/** "Renvoyer mon lien privé": the new private link (the previous one no longer works). */
+export function mailNouveauLien(row: DemandeRow, privateLink: string): Mail {
+  return {
+    to: row.email,
+    subject: `Votre nouveau lien privé — demande de logement n° ${row.numeroUnique}`,
+    text: [
+      `Bonjour ${row.prenom},`,
+      '',
+      `Un nouveau lien privé a été demandé pour votre demande de logement social (numéro unique ${row.numeroUnique}). Le voici :`,
+      privateLink,
+      '',
+      'Votre ancien lien privé ne fonctionne plus.',
+      'Si vous n’êtes pas à l’origine de cette demande, gardez ce nouveau lien : vous seul le recevez, à cette adresse.',
+      '',
+      SIGNATURE,
+    ].join('\n'),
+  };
+}
+
+/** The reminder before the end of the validity (RAPPELS_JOURS): how to renew. */
+export function mailRappelRenouvellement(row: DemandeRow, publicUrl: string): Mail {
+  return {
+    to: row.email,
+    subject: `Renouvelez votre demande de logement n° ${row.numeroUnique} avant le ${formatJour(row.valideJusqua)}`,
+    text: [
+      `Bonjour ${row.prenom},`,
+      '',
+      `Votre demande de logement social (numéro unique ${row.numeroUnique}) est valable jusqu’au ${formatJour(row.valideJusqua)}.`,
+      'Pour qu’elle reste active, renouvelez-la avant cette date : ouvrez votre lien privé (celui reçu lors de l’enregistrement) et cliquez sur « Renouveler ma demande ». Cela ne prend qu’un clic et votre ancienneté est conservée.',
+      '',
+      `Votre demande : ${publicUrl}/logement/${encodeURIComponent(row.numeroUnique)}`,
+      'Si vous avez perdu votre lien privé, vous pouvez en recevoir un nouveau depuis cette page (« Renvoyer mon lien privé »).',
+      '',
+      'Sans renouvellement, la demande sera radiée un mois après cette date.',
+      '',
+      SIGNATURE,
+    ].join('\n'),
+  };
+}
+
+/** The request was struck off for want of renewal: how to reactivate it, until when. */
+export function mailRadiation(row: DemandeRow, publicUrl: string, reactivableJusqua: string): Mail {
+  return {
+    to: row.email,
+    subject: `Votre demande de logement n° ${row.numeroUnique} a été radiée`,
+    text: [
+      `Bonjour ${row.prenom},`,
+      '',
+      `Votre demande de logement social (numéro unique ${row.numeroUnique}) n’a pas été renouvelée : elle était valable jusqu’au ${formatJour(row.valideJusqua)}. Elle est donc radiée.`,
+      '',
+      `Vous pouvez la réactiver jusqu’au ${formatJour(reactivableJusqua)}, en gardant son ancienneté (enregistrée le ${formatJour(row.dateDEnregistrement)}) : ouvrez votre lien privé et cliquez sur « Réactiver ma demande ».`,
+      `Votre demande : ${publicUrl}/logement/${encodeURIComponent(row.numeroUnique)}`,
+      '',
+      'Passé cette date, il faudra déposer une nouvelle demande. Vos informations seront effacées un an après la radiation.',
       '',
       SIGNATURE,
     ].join('\n'),

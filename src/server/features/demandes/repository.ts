@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { COLONNES_LIGNE, texteDeRecherche, type DemandeCreation, type EvenementStatut, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { foldForSearch } from '../../../domain/normalise.js';
-import { STATUT_INITIAL, statutRang, type Statut } from '../../../domain/statut.js';
+import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cycleDeVie.js';
+import { STATUT_INITIAL, STATUT_RADIEE, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
 import type { Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
 import { toComplete } from './vues.js';
@@ -17,7 +18,15 @@ const SORT_COLUMN = {
   statutDeLaDemande: 'statutRang',
   typeDeLogementSouhaite: 'typeDeLogementSouhaite',
   nombreDEnfants: 'nombreDEnfants',
+  valideJusqua: 'valideJusqua',
 } as const satisfies Record<Tri, string>;
+
+/** Who made a step recorded without an account: the submission, the daily job, or the requester (private link). */
+function sansActeur(de: string | null, vers: string): string {
+  if (de === null) return 'Dépôt de la demande';
+  if (vers === STATUT_RADIEE || vers === 'Effacée') return 'Tâche automatique';
+  return 'Le demandeur (lien privé)';
+}
 
 function escapeLike(term: string): string {
   return term.replace(/[\\%_]/gu, (c) => `\\${c}`);
@@ -35,6 +44,8 @@ export class DemandesRepository {
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
+    /** The clock of the managers' validity filter (AppDeps.now). */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
@@ -42,7 +53,7 @@ export class DemandesRepository {
   }
 
   findByNumero(numeroUnique: string, trx: Db = this.db): Promise<DemandeRow | undefined> {
-    return trx.selectFrom('housingRequests').selectAll().where('numeroUnique', '=', numeroUnique).executeTakeFirst();
+    return trx.selectFrom('housingRequests').selectAll().where('numeroUnique', '=', numeroUnique).where('effaceeLe', 'is', null).executeTakeFirst();
   }
 
   /** The request by numéro or by id, locked until the transaction ends on PostgreSQL (SQLite writes one at a time). */
@@ -50,24 +61,25 @@ export class DemandesRepository {
     let query = trx
       .selectFrom('housingRequests')
       .selectAll()
-      .where((eb) => eb.or([eb('numeroUnique', '=', numeroUnique), eb('id', '=', id)]));
+      .where((eb) => eb.or([eb('numeroUnique', '=', numeroUnique), eb('id', '=', id)]))
+      .where('effaceeLe', 'is', null);
     if (this.kind === 'postgres') query = query.forUpdate();
     return query.executeTakeFirst();
   }
 
   listByOwner(ownerUserId: string): Promise<DemandeRow[]> {
-    return this.db.selectFrom('housingRequests').selectAll().where('ownerUserId', '=', ownerUserId).orderBy('dateDEnregistrement', 'desc').execute();
+    return this.db.selectFrom('housingRequests').selectAll().where('ownerUserId', '=', ownerUserId).where('effaceeLe', 'is', null).orderBy('dateDEnregistrement', 'desc').execute();
   }
 
   listAll(): Promise<DemandeRow[]> {
-    return this.db.selectFrom('housingRequests').selectAll().orderBy('dateDEnregistrement', 'desc').execute();
+    return this.db.selectFrom('housingRequests').selectAll().where('effaceeLe', 'is', null).orderBy('dateDEnregistrement', 'desc').execute();
   }
 
   /**
    * Inserts a request and its first status event. A duplicate numéro surfaces as the database's
    * UNIQUE violation (the service maps it to 409).
    */
-  async insert(input: DemandeCreation, accessKeyHash: string, at: string, ownerUserId: string | null, trx: Db): Promise<DemandeRow> {
+  async insert(input: DemandeCreation, accessKeyHash: string, at: string, ownerUserId: string | null, trx: Db, valideJusqua: string): Promise<DemandeRow> {
     const row: NewDemande = {
       ...input,
       quartierSouhaite: JSON.stringify(input.quartierSouhaite),
@@ -81,18 +93,24 @@ export class DemandesRepository {
       nomTri: foldForSearch(input.nom),
       prenomTri: foldForSearch(input.prenom),
       statutRang: statutRang(STATUT_INITIAL),
+      valideJusqua,
     };
     await trx.insertInto('housingRequests').values(row).execute();
     await this.insertEvenement(row.id, null, STATUT_INITIAL, null, at, trx);
-    return row as DemandeRow;
+    return { ...row, rappelsEnvoyes: '', dernierRenouvellement: null, radieeLe: null, clotureeLe: null } as DemandeRow;
   }
 
-  /** Sets the status (with its sort rank and the search text that shows it). */
+  /**
+   * Sets the status (with its sort rank and the search text that shows it). Becoming Radiée, Refusé or
+   * Attribué starts the retention year (`cloturee_le`); leaving them ends it; a striking off by the daily job ends with it.
+   */
   async setStatut(row: DemandeRow, statut: Statut, at: string, trx: Db): Promise<DemandeRow> {
-    const updated: DemandeRow = { ...row, statutDeLaDemande: statut, updatedAt: at };
+    const clotureeLe = !estCloturee(statut) ? null : estCloturee(row.statutDeLaDemande) ? row.clotureeLe : at;
+    const radieeLe = statut === STATUT_RADIEE ? row.radieeLe : null;
+    const updated: DemandeRow = { ...row, statutDeLaDemande: statut, updatedAt: at, clotureeLe, radieeLe };
     await trx
       .updateTable('housingRequests')
-      .set({ statutDeLaDemande: statut, statutRang: statutRang(statut), updatedAt: at, searchText: texteDeRecherche(toComplete(updated, [])) })
+      .set({ statutDeLaDemande: statut, statutRang: statutRang(statut), updatedAt: at, clotureeLe, radieeLe, searchText: texteDeRecherche(toComplete(updated, [])) })
       .where('id', '=', row.id)
       .execute();
     return updated;
@@ -161,7 +179,7 @@ export class DemandesRepository {
       de: r.fromStatus as Statut | null,
       vers: r.toStatus as Statut,
       date: r.at,
-      ...(withActor ? { par: r.prenom ? `${r.prenom} ${r.nom ?? ''}`.trim() : 'Dépôt de la demande' } : {}),
+      ...(withActor ? { par: r.prenom ? `${r.prenom} ${r.nom ?? ''}`.trim() : sansActeur(r.fromStatus, r.toStatus) } : {}),
       ...(withMotif && r.motif ? { motif: r.motif } : {}),
     }));
   }
@@ -218,8 +236,18 @@ export class DemandesRepository {
    * more go through the trigram index (migration 0003); on PostgreSQL the pg_trgm index serves LIKE itself.
    */
   private filtered<O>(query: SelectQueryBuilder<Database, 'housingRequests', O>, q: ListeQuery): SelectQueryBuilder<Database, 'housingRequests', O> {
-    let out = query;
+    // Withdrawn and erased requests (anonymous tombstones) are in no list, count or export.
+    let out = query.where('effaceeLe', 'is', null);
     if (q.status) out = out.where('statutDeLaDemande', '=', q.status);
+    if (q.expiration === 'radiee') out = out.where('statutDeLaDemande', '=', STATUT_RADIEE);
+    else if (q.expiration) {
+      const now = this.now();
+      out = out.where('statutDeLaDemande', 'not in', STATUTS_CLOTURES);
+      out =
+        q.expiration === 'expiree'
+          ? out.where('valideJusqua', '<=', now.toISOString())
+          : out.where('valideJusqua', '>', now.toISOString()).where('valideJusqua', '<=', new Date(now.getTime() + BIENTOT_JOURS * 86_400_000).toISOString());
+    }
     for (const word of q.q ? foldWords(q.q) : []) {
       const pattern = `%${escapeLike(word)}%`;
       out =
@@ -279,5 +307,191 @@ export class DemandesRepository {
       .orderBy(SORT_COLUMN[q.sort], q.order)
       .orderBy('id', q.order)
       .stream(500);
+  }
+
+  /**
+   * Withdrawal and erasure (effacement.ts): the request becomes an anonymous tombstone. Every personal field
+   * is blanked, the numéro (itself personal) becomes a value that names no one and frees the real one, the
+   * access key hash is random (no key opens it), the owner link goes; the history stays.
+   */
+  async anonymiser(id: string, statut: string, at: string, trx: Db): Promise<void> {
+    await trx
+      .updateTable('housingRequests')
+      .set({
+        numeroUnique: `efface-${id}`,
+        accessKeyHash: randomBytes(32).toString('hex'),
+        prenom: '',
+        nom: '',
+        sexe: null,
+        dateDeNaissance: null,
+        email: '',
+        numeroDeTelephone: '',
+        adresse: '',
+        adresseComplement: '',
+        codePostal: '',
+        ville: '',
+        salaireBrut: null,
+        salaireAvisImpot1: null,
+        salaireAvisImpot2: null,
+        situationFamiliale: '',
+        nombreDEnfants: 0,
+        logementActuel: '',
+        typeDeLogementActuel: '',
+        quartierActuel: null,
+        bailleurActuel: '',
+        typeDeLogementSouhaite: '',
+        quartierSouhaite: '[]',
+        motivations: '',
+        commentaires: '',
+        ownerUserId: null,
+        searchText: '',
+        nomTri: '',
+        prenomTri: '',
+        statutDeLaDemande: statut,
+        updatedAt: at,
+        effaceeLe: at,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Deletes the request's document rows; answers their storage keys (the files go after the commit). */
+  async deleteDocuments(housingRequestId: string, trx: Db): Promise<string[]> {
+    const rows = await trx.selectFrom('documents').select('storageKey').where('housingRequestId', '=', housingRequestId).execute();
+    await trx.deleteFrom('documents').where('housingRequestId', '=', housingRequestId).execute();
+    return rows.map((r) => r.storageKey);
+  }
+
+  /** Deletes one document row (the file goes after the commit); answers whether it was there. */
+  async deleteDocument(housingRequestId: string, id: string, at: string, trx: Db): Promise<boolean> {
+    const result = await trx.deleteFrom('documents').where('id', '=', id).where('housingRequestId', '=', housingRequestId).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) return false;
+    await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', housingRequestId).execute();
+    return true;
+  }
+
+  /**
+   * The e-mails about the request leave the outbox: those not yet claimed for delivery are withdrawn, and
+   * those already sent lose their trace (address and subject). A mail being delivered at this very instant
+   * is left to finish.
+   */
+  async withdrawMails(housingRequestId: string, trx: Db): Promise<void> {
+    await trx
+      .deleteFrom('mailOutbox')
+      .where('housingRequestId', '=', housingRequestId)
+      .where((eb) => eb.or([eb('sentAt', 'is not', null), eb('claimedAt', 'is', null)]))
+      .execute();
+  }
+
+  /** Rotates the request's private key (the old one stops working at once). */
+  async setAccessKeyHash(id: string, accessKeyHash: string, trx: Db): Promise<void> {
+    await trx.updateTable('housingRequests').set({ accessKeyHash }).where('id', '=', id).where('effaceeLe', 'is', null).execute();
+  }
+
+  /**
+   * The life cycle (cycleDeVie.ts). Ids of open requests (not closed, not erased) after `apres`, by id, at most
+   * `limite`: whose validity ends within `jusqua` and that have not had the reminder `jours`.
+   */
+  async idsARappeler(jours: number, depuis: string, jusqua: string, apres: string, limite: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('housingRequests')
+      .select('id')
+      .where('effaceeLe', 'is', null)
+      .where('statutDeLaDemande', 'not in', STATUTS_CLOTURES)
+      .where('valideJusqua', '>', depuis)
+      .where('valideJusqua', '<=', jusqua)
+      .where('rappelsEnvoyes', 'not like', `%,${jours},%`)
+      .where('id', '>', apres)
+      .orderBy('id')
+      .limit(limite)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Open requests whose validity ended on or before `avant` (to strike off), after `apres`, by id. */
+  async idsARadier(avant: string, apres: string, limite: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('housingRequests')
+      .select('id')
+      .where('effaceeLe', 'is', null)
+      .where('statutDeLaDemande', 'not in', STATUTS_CLOTURES)
+      .where('valideJusqua', '<=', avant)
+      .where('id', '>', apres)
+      .orderBy('id')
+      .limit(limite)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Requests closed on or before `avant` (their retention year is over), after `apres`, by id. */
+  async idsAPurger(avant: string, apres: string, limite: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('housingRequests')
+      .select('id')
+      .where('effaceeLe', 'is', null)
+      .where('clotureeLe', 'is not', null)
+      .where('clotureeLe', '<=', avant)
+      .where('id', '>', apres)
+      .orderBy('id')
+      .limit(limite)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Marks reminders as sent for the current validity ("," + days + ","). */
+  async marquerRappels(id: string, envoyes: string, trx: Db): Promise<void> {
+    await trx.updateTable('housingRequests').set({ rappelsEnvoyes: envoyes }).where('id', '=', id).execute();
+  }
+
+  /** Restarts the validity: until `valideJusqua`, renewed at `at`, no reminder sent yet. */
+  async renouveler(id: string, valideJusqua: string, at: string, trx: Db): Promise<void> {
+    await trx.updateTable('housingRequests').set({ valideJusqua, dernierRenouvellement: at, rappelsEnvoyes: '', updatedAt: at }).where('id', '=', id).execute();
+  }
+
+  /** Records that the daily job struck the request off at `at`. */
+  async marquerRadiee(id: string, at: string, trx: Db): Promise<void> {
+    await trx.updateTable('housingRequests').set({ radieeLe: at }).where('id', '=', id).execute();
+  }
+
+  /** The status the request had before its latest striking off (the history's step to Radiée). */
+  async statutAvantRadiation(housingRequestId: string, trx: Db): Promise<string | null> {
+    const row = await trx
+      .selectFrom('statusEvents')
+      .select('fromStatus')
+      .where('housingRequestId', '=', housingRequestId)
+      .where('toStatus', '=', STATUT_RADIEE)
+      .where('undoneAt', 'is', null)
+      .orderBy('at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.fromStatus ?? null;
+  }
+
+  /** The request by id (not erased). */
+  findById(id: string, trx: Db = this.db): Promise<DemandeRow | undefined> {
+    return trx.selectFrom('housingRequests').selectAll().where('id', '=', id).where('effaceeLe', 'is', null).executeTakeFirst();
+  }
+
+  /** The scheduler's lease on `nom`: taken when free (or expired) and, unless `force`, when the run after `creneau` is not done. */
+  async prendreBail(nom: string, now: string, jusqua: string, creneau: string | null): Promise<boolean> {
+    await this.db.insertInto('taches').values({ nom, bailJusqua: '' }).onConflict((oc) => oc.column('nom').doNothing()).execute();
+    let update = this.db.updateTable('taches').set({ bailJusqua: jusqua }).where('nom', '=', nom).where('bailJusqua', '<', now);
+    if (creneau !== null) update = update.where((eb) => eb.or([eb('derniereFin', 'is', null), eb('derniereFin', '<', creneau)]));
+    const result = await update.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Extends a lease still held (until `jusqua`). */
+  async prolongerBail(nom: string, jusqua: string): Promise<void> {
+    await this.db.updateTable('taches').set({ bailJusqua: jusqua }).where('nom', '=', nom).execute();
+  }
+
+  /** Ends the run: the lease is free and the run is recorded as done at `fin`. */
+  async rendreBail(nom: string, fin: string | null): Promise<void> {
+    await this.db
+      .updateTable('taches')
+      .set(fin === null ? { bailJusqua: '' } : { bailJusqua: '', derniereFin: fin })
+      .where('nom', '=', nom)
+      .execute();
   }
 }

@@ -12,13 +12,11 @@ import {
   numeroUniqueParamsSchema,
 } from '../../../domain/demande.js';
 import { documentsParCategorieSchema } from '../../../domain/documents.js';
-import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
-import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
-import { hasFullAccess } from './access.js';
+import { demandeEnAccesComplet, demandeOu404, hasFullAccess } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { receiveDocuments } from './upload.js';
@@ -47,17 +45,8 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
     const { repository, service } = deps;
     const { storage, config, rateLimits } = app.deps;
 
-    async function load(numeroUnique: string): Promise<DemandeRow> {
-      const row = await repository.findByNumero(numeroUnique);
-      if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
-      return row;
-    }
-
-    async function loadWithFullAccess(request: FastifyRequest, numeroUnique: string): Promise<DemandeRow> {
-      const row = await load(numeroUnique);
-      if (!(await hasFullAccess(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
-      return row;
-    }
+    const load = (numeroUnique: string) => demandeOu404(repository, numeroUnique);
+    const loadWithFullAccess = (request: FastifyRequest, numeroUnique: string) => demandeEnAccesComplet(repository, request, numeroUnique);
 
     // POST /logement/add reaches this same route (see ALIASES in app.ts), so both count against one limit.
     app.post(

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { STATUT_AVEC_MOTIF, type Annulation, type DemandeCreation } from '../../../domain/demande.js';
+import { avecMotif, type Annulation, type DemandeCreation } from '../../../domain/demande.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { isValidNumeroUnique, normaliseNumeroUnique } from '../../../domain/normalise.js';
+import { ajouterMois, VALIDITE_MOIS_DEFAUT } from '../../../domain/cycleDeVie.js';
 import type { Statut } from '../../../domain/statut.js';
 import type { Config } from '../../config.js';
 import { isUniqueViolation } from '../../db/index.js';
@@ -30,7 +31,7 @@ export class DemandesService {
       mailer: Mailer;
       bus: EventBus;
       /** `delaiAnnulationMs`: the undo window (default 10 s; tests shorten it). */
-      config: Pick<Config, 'publicUrl'> & { delaiAnnulationMs?: number };
+      config: Pick<Config, 'publicUrl'> & Partial<Pick<Config, 'cycleDeVie'>> & { delaiAnnulationMs?: number };
       now?: () => Date;
     },
   ) {}
@@ -50,8 +51,10 @@ export class DemandesService {
     let row: DemandeRow;
     try {
       row = await repository.transaction(async (trx) => {
-        const inserted = await repository.insert(input, hashAccessKey(accessKey), this.now().toISOString(), ownerUserId, trx);
-        await mailer.enqueue(mailDemandeEnregistree(inserted, privateLink(config.publicUrl, inserted.numeroUnique, accessKey)), { trx });
+        const at = this.now().toISOString();
+        const valideJusqua = ajouterMois(at, config.cycleDeVie?.validiteMois ?? VALIDITE_MOIS_DEFAUT);
+        const inserted = await repository.insert(input, hashAccessKey(accessKey), at, ownerUserId, trx, valideJusqua);
+        await mailer.enqueue(mailDemandeEnregistree(inserted, privateLink(config.publicUrl, inserted.numeroUnique, accessKey)), { trx, demandeId: inserted.id });
         return inserted;
       });
     } catch (error) {
@@ -77,7 +80,7 @@ export class DemandesService {
     const { repository, mailer, bus, config } = this.deps;
     const numero = normaliseNumeroUnique(logementId);
     const delai = this.delaiAnnulation();
-    const raison = statut === STATUT_AVEC_MOTIF && motif?.trim() ? motif.trim() : null;
+    const raison = avecMotif(statut) && motif?.trim() ? motif.trim() : null;
     const result = await repository.transaction(async (trx) => {
       // Two managers at the same instant: the second waits, then sees the first's status as "from".
       const row = await repository.findForUpdate(isValidNumeroUnique(numero) ? numero : '', logementId, trx);
@@ -91,7 +94,7 @@ export class DemandesService {
       const jusqua = new Date(time + delai).toISOString();
       const updated = await repository.setStatut(row, statut, at, trx);
       const id = await repository.insertEvenement(row.id, row.statutDeLaDemande, statut, actorUserId, at, trx, { motif: raison, undoUntil: jusqua });
-      await mailer.enqueue(mailStatutChange(updated, config.publicUrl, raison), { delayMs: delai, key: cleDuMail(id), trx });
+      await mailer.enqueue(mailStatutChange(updated, config.publicUrl, raison), { delayMs: delai, key: cleDuMail(id), trx, demandeId: row.id });
       return { row: updated, from: row.statutDeLaDemande, id, at, jusqua };
     });
     if (!result) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);

@@ -15,6 +15,13 @@ export default async function parametresRoutes(scope: FastifyInstance): Promise<
     quotaDocuments: { fichiers: config.uploadQuota.fichiers, octets: config.uploadQuota.octets },
     typesAcceptes: TYPES_ACCEPTES as unknown as Parametres['typesAcceptes'],
     google: config.google !== undefined,
+    cycleDeVie: {
+      validiteMois: config.cycleDeVie.validiteMois,
+      radiationMois: config.cycleDeVie.radiationMois,
+      reactivationMois: config.cycleDeVie.reactivationMois,
+      conservationMois: config.cycleDeVie.conservationMois,
+      rappelsJours: config.cycleDeVie.rappelsJours,
+    },
   };
   app.get('/parametres', { schema: { response: reponses(200, z.object({ data: parametresSchema })) } }, async (_request, reply) =>
     reply.header('Cache-Control', 'public, max-age=300').send({ data }),

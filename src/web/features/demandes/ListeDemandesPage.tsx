@@ -4,8 +4,9 @@ import { useCallback, useRef, useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
 import { Dialog } from '../../components/Dialog.js';
 import { isGestionnaire } from '../../../domain/compte.js';
+import { EXPIRATION_LABELS, EXPIRATIONS } from '../../../domain/cycleDeVie.js';
 import { formatJour } from '../../../domain/dates.js';
-import { CHAMPS_DEMANDE, listeQuerySchema, MOTIF_MAX, STATUT_AVEC_MOTIF, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import { CHAMPS_DEMANDE, listeQuerySchema, MOTIF_MAX, avecMotif, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { labelOf } from '../../../domain/options.js';
 import { STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUTS, type Statut } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
@@ -25,11 +26,12 @@ const COLUMNS: { key: Tri; label: string }[] = [
   { key: 'nombreDEnfants', label: 'Enfants' },
   { key: 'typeDeLogementSouhaite', label: 'Logement souhaité' },
   { key: 'dateDEnregistrement', label: 'Enregistrée le' },
+  { key: 'valideJusqua', label: 'Valide jusqu’au' },
   { key: 'statutDeLaDemande', label: 'Statut' },
 ];
 
 /** Final statuses: choosing one asks first (a misclick would e-mail a refusal). */
-const A_CONFIRMER: readonly Statut[] = ['Refusé', 'Attribué'];
+const A_CONFIRMER: readonly Statut[] = ['Refusé', 'Radiée', 'Attribué'];
 
 /** The list's query as the address gives it: a missing or wrong value falls back to its default. */
 const listeDepuisAdresse = z.object(
@@ -127,6 +129,12 @@ function Liste() {
           onChange={(e) => update({ status: e.currentTarget.value as ListeQuery['status'], page: 1 })}
           data={[{ value: '', label: 'Tous les statuts' }, ...STATUTS.map((s) => ({ value: s, label: s }))]}
         />
+        <NativeSelect
+          label="Validité"
+          value={params.expiration}
+          onChange={(e) => update({ expiration: e.currentTarget.value as ListeQuery['expiration'], page: 1 })}
+          data={[{ value: '', label: 'Toutes' }, ...EXPIRATIONS.map((x) => ({ value: x, label: EXPIRATION_LABELS[x] }))]}
+        />
       </Group>
       <div role="status" aria-live="polite">
         {data && (
@@ -149,7 +157,7 @@ function Liste() {
       {isPending ? (
         <Loader aria-label="Chargement des demandes" />
       ) : (
-        <Table.ScrollContainer minWidth={1100}>
+        <Table.ScrollContainer minWidth={1200}>
           <Table striped highlightOnHover verticalSpacing="xs">
             <Table.Caption>Demandes de logement, triées par {COLUMNS.find((c) => c.key === params.sort)?.label.toLowerCase()}</Table.Caption>
             <Table.Thead>
@@ -180,6 +188,7 @@ function Liste() {
                   <Table.Td>{row.nombreDEnfants}</Table.Td>
                   <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
                   <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
+                  <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
                   <Table.Td>
                     <NativeSelect
                       ref={(element) => {
@@ -254,10 +263,15 @@ function ConfirmationStatut({
     setAffichee(demande);
     setMotif('');
   }
-  const refus = affichee?.statut === STATUT_AVEC_MOTIF;
+  const refus = affichee ? avecMotif(affichee.statut) : false;
+  const radiation = affichee?.statut === 'Radiée';
   const qui = affichee ? `${affichee.ligne.prenom} ${affichee.ligne.nom}`.trim() : '';
   const numero = affichee?.ligne.numeroUnique ?? '';
-  const titre = refus ? `Refuser la demande de ${qui} (n° ${numero}) ?` : `Attribuer un logement à ${qui} (n° ${numero}) ?`;
+  const titre = radiation
+    ? `Radier la demande de ${qui} (n° ${numero}) ?`
+    : refus
+      ? `Refuser la demande de ${qui} (n° ${numero}) ?`
+      : `Attribuer un logement à ${qui} (n° ${numero}) ?`;
   return (
     <Dialog opened={demande !== null} onClose={onCancel} title={titre} size="lg">
       <form
@@ -268,9 +282,11 @@ function ConfirmationStatut({
       >
         <Stack gap="md">
           <Text>
-            {refus
-              ? "L'habitant recevra un e-mail lui annonçant le refus de sa demande."
-              : "L'habitant recevra un e-mail lui annonçant l'attribution d'un logement."}{' '}
+            {radiation
+              ? "L'habitant recevra un e-mail lui annonçant la radiation de sa demande."
+              : refus
+                ? "L'habitant recevra un e-mail lui annonçant le refus de sa demande."
+                : "L'habitant recevra un e-mail lui annonçant l'attribution d'un logement."}{' '}
             Vous pourrez encore annuler pendant 10 secondes.
           </Text>
           {refus && (
@@ -291,7 +307,7 @@ function ConfirmationStatut({
               Annuler
             </Button>
             <Button type="submit" color={refus ? 'red.8' : 'green.9'} data-autofocus={refus ? undefined : true}>
-              {refus ? 'Refuser la demande' : 'Attribuer le logement'}
+              {radiation ? 'Radier la demande' : refus ? 'Refuser la demande' : 'Attribuer le logement'}
             </Button>
           </Group>
         </Stack>

@@ -35,4 +35,13 @@ describe('ProgressBar', () => {
     expect(steps().some((li) => li.getAttribute('data-active') === 'true')).toBe(false);
     expect(steps().map((li) => li.textContent)).not.toContain('Refusé');
   });
+
+  it('shows Radiée on its own too, outside the bar, saying it can be reactivated', () => {
+    renderWithProviders(<ProgressBar statut="Radiée" />);
+    expect(screen.getByText('Statut : Radiée')).toBeInTheDocument();
+    expect(screen.getByText('Demande radiée')).toBeInTheDocument();
+    expect(screen.getByText(/vous pouvez la réactiver/u)).toBeInTheDocument();
+    expect(steps().some((li) => li.getAttribute('data-active') === 'true')).toBe(false);
+    expect(steps().map((li) => li.textContent)).not.toContain('Radiée');
+  });
 });

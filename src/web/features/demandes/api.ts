@@ -25,7 +25,7 @@ import { getCle } from '../../lib/clesDAcces.js';
 const demandePath = (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}`;
 
 /** The private key kept on this device for a request, as the API asks for it. */
-function keyHeaders(numeroUnique: string): Record<string, string> {
+export function keyHeaders(numeroUnique: string): Record<string, string> {
   const cle = getCle(numeroUnique);
   return cle ? { 'X-Access-Key': cle } : {};
 }
@@ -130,6 +130,7 @@ export function listeQueryString(p: ListeQuery): string {
   const search = new URLSearchParams();
   if (p.q) search.set('q', p.q);
   if (p.status) search.set('status', p.status);
+  if (p.expiration) search.set('expiration', p.expiration);
   search.set('sort', p.sort);
   search.set('order', p.order);
   search.set('page', String(p.page));

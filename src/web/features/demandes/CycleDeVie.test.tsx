@@ -1,0 +1,52 @@
+// @vitest-environment jsdom
+import { screen, waitFor } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CycleDeVie as Cycle } from '../../../domain/cycleDeVie.js';
+import { renderWithProviders } from '../../test-utils.js';
+import { CycleDeVie } from './CycleDeVie.js';
+
+const calls: { url: string; method: string }[] = [];
+let answers: Record<string, { status: number; body: unknown }>;
+const jour = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString();
+
+beforeEach(() => {
+  calls.length = 0;
+  answers = {};
+  vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
+    const method = init.method ?? 'GET';
+    calls.push({ url, method });
+    const answer = answers[`${method} ${url}`] ?? { status: 404, body: { error: { code: 'NOT_FOUND', message: 'absent' } } };
+    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
+  });
+});
+afterEach(() => vi.unstubAllGlobals());
+
+const URL_CYCLE = '/app/api/logement/013ABC12345/cycle-de-vie';
+
+describe('« Validité de la demande »', () => {
+  it('shows until when, renews in one click and says so, the focus on the message', async () => {
+    const cycle: Cycle = { valideJusqua: jour(20), renouvelableDes: jour(-40), radieeLe: null, reactivableJusqua: null };
+    answers[`GET ${URL_CYCLE}`] = { status: 200, body: { data: cycle } };
+    answers['POST /app/api/logement/013ABC12345/renouveler'] = { status: 200, body: { data: { ...cycle, valideJusqua: '2031-05-06T10:00:00.000Z' } } };
+    renderWithProviders(<CycleDeVie numero="013ABC12345" />);
+    expect(await screen.findByText(/^Valable jusqu’au/u)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Télécharger l’attestation d’enregistrement' })).toBeInTheDocument();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Renouveler ma demande' }));
+    const message = await screen.findByText('Votre demande est renouvelée : elle est valable jusqu’au 06/05/2031.');
+    expect(calls.some((c) => c.method === 'POST' && c.url.endsWith('/renouveler'))).toBe(true);
+    await waitFor(() => expect(message.closest('[role="status"]')).toHaveFocus());
+  });
+
+  it('waits for the renewal window, and offers « Réactiver » once struck off', async () => {
+    answers[`GET ${URL_CYCLE}`] = { status: 200, body: { data: { valideJusqua: jour(200), renouvelableDes: jour(140), radieeLe: null, reactivableJusqua: null } } };
+    const { unmount } = renderWithProviders(<CycleDeVie numero="013ABC12345" />);
+    expect(await screen.findByText(/vous pourrez la renouveler à partir du/u)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Renouveler ma demande' })).toBeNull();
+    unmount();
+    answers[`GET ${URL_CYCLE}`] = { status: 200, body: { data: { valideJusqua: jour(-40), renouvelableDes: null, radieeLe: jour(-10), reactivableJusqua: jour(140) } } };
+    renderWithProviders(<CycleDeVie numero="013ABC12345" />);
+    expect(await screen.findByText(/Vous pouvez la réactiver jusqu’au/u)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Réactiver ma demande' })).toBeInTheDocument();
+  });
+});
