@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 
@@ -104,6 +105,15 @@ test('a resident submits a request, keeps the link, looks it up and sends docume
   await identity.getByRole('button', { name: 'Voir carte-identite.png' }).click();
   await expect(page.getByRole('dialog').getByRole('img', { name: 'carte-identite.png' })).toBeVisible();
   await page.getByRole('dialog').getByRole('button', { name: 'Fermer', exact: true }).click();
+
+  // « Tout télécharger » works with the private key alone (no account): the zip holds both files.
+  const telechargement = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Tout télécharger (zip)' }).click();
+  const zip = await telechargement;
+  expect(zip.suggestedFilename()).toMatch(/^demande-.+-documents\.zip$/u);
+  const contenu = await fs.promises.readFile((await zip.path())!);
+  expect(contenu.subarray(0, 2).toString('latin1')).toBe('PK');
+  expect(contenu.toString('latin1')).toContain('carte-identite.png');
 
   // After a reload the documents are still listed (they come from the server).
   await page.reload();

@@ -72,6 +72,14 @@ export function numerosEnregistres(): string[] {
   return [...new Set([...Object.keys(readAll('session')), ...Object.keys(readAll('local'))])].sort();
 }
 
+/** A withdrawn request: its key goes from both storages (it opens nothing any more). */
+export function oublierCle(numeroUnique: string): void {
+  for (const kind of ['session', 'local'] as const) {
+    writeAll(kind, Object.fromEntries(Object.entries(readAll(kind)).filter(([numero]) => numero !== numeroUnique)));
+  }
+  notify();
+}
+
 /** « Oublier cet appareil » and sign-out: every key goes, from both storages. */
 export function oublierToutesLesCles(): void {
   for (const kind of ['session', 'local'] as const) {

@@ -15,7 +15,7 @@ import { ACCOUNT_ID, DEFAULT_PIC, isPictureVersion, pictureVersion, picUrl } fro
 
 const AVATAR_SIZE = 256;
 
-function avatarKey(uid: string, version: string): string {
+export function avatarKey(uid: string, version: string): string {
   // Both parts are checked again here (an invariant: callers pass the session's id or a checked version).
   if (!ACCOUNT_ID.test(uid) || !isPictureVersion(version)) throw new Error('invalid avatar key');
   return `${AVATARS_PREFIX}/${uid}/${version}.webp`;

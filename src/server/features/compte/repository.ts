@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { slugify } from '../../../domain/normalise.js';
 import { roleExigeAdresseConfirmee, VISIBILITES_LISTEES, type Role } from '../../../domain/compte.js';
 import type { Db } from '../../db/index.js';
@@ -16,6 +17,34 @@ export class CompteRepository {
 
   findById(uid: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('user').selectAll().where('id', '=', uid).executeTakeFirst();
+  }
+
+  transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+
+  /** The password hash of the account's e-mail-and-password sign-in, or null (Google only). */
+  async passwordHash(uid: string): Promise<string | null> {
+    const row = (await this.db.selectFrom('account').selectAll().where('userId', '=', uid).where('providerId', '=', 'credential').executeTakeFirst()) as
+      | { password?: string | null }
+      | undefined;
+    return row?.password ?? null;
+  }
+
+  /**
+   * Every row of an account: its sessions, its ways of signing in, its follows both ways, its pending e-mail
+   * links (reset, change of address) and the account itself. Its housing requests stay (the town hall's file)
+   * without their owner; they remain reachable by their private links. Answers how many requests were kept.
+   */
+  async supprimer(uid: string, trx: Db = this.db): Promise<number> {
+    // Withdrawn requests have no owner already (demandes/effacement.ts): these are the requests kept.
+    const kept = await trx.updateTable('housingRequests').set({ ownerUserId: null }).where('ownerUserId', '=', uid).executeTakeFirst();
+    await trx.deleteFrom('session').where('userId', '=', uid).execute();
+    await trx.deleteFrom('account').where('userId', '=', uid).execute();
+    await trx.deleteFrom('follows').where((eb) => eb.or([eb('followerId', '=', uid), eb('followeeId', '=', uid)])).execute();
+    await sql`delete from verification where value = ${uid}`.execute(trx);
+    await trx.deleteFrom('user').where('id', '=', uid).execute();
+    return Number(kept.numUpdatedRows);
   }
 
   async update(uid: string, values: Partial<Omit<UserTable, 'id'>>): Promise<void> {

@@ -4,17 +4,61 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isVisibilite, MOT_DE_PASSE_COURANT, VISIBILITE_DEFAUT, type Inscription, type ModificationProfil } from '../../../domain/compte.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { isCommonPassword, type Auth } from '../../auth/index.js';
+import type { AccountThrottle } from '../../auth/throttle.js';
+import type { Mailer } from '../../mail/index.js';
+import type { Storage } from '../../storage/index.js';
+import { gardeErreurDeStockage } from '../../db/pannes.js';
 import type { UserRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { placeSlugs, type CompteRepository } from './repository.js';
-import { DEFAULT_PIC, type Regard } from './vues.js';
+import { avatarKey } from './avatar.js';
+import { mailCompteSupprime } from './mails.js';
+import { DEFAULT_PIC, pictureVersion, type Regard } from './vues.js';
 
 const EMAIL_TAKEN = 'Un compte existe déjà avec cette adresse e-mail. Connectez-vous, ou choisissez « Mot de passe oublié ».';
 const RUE_INCONNUE = 'Choisissez votre rue dans la liste.';
+const MOT_DE_PASSE_INCORRECT = 'Mot de passe incorrect. Saisissez le mot de passe de votre compte pour confirmer la suppression.';
+export const MESSAGE_ROLE_PROTEGE =
+  "Un compte de gestionnaire ou d'administrateur ne peut pas être supprimé ainsi : demandez à un administrateur de lui rendre le rôle d'habitant, puis recommencez.";
 
 /** State changes of accounts. */
 export class CompteService {
-  constructor(private readonly deps: { repository: CompteRepository; auth: Auth; rues: ReadonlySet<string> }) {}
+  constructor(
+    private readonly deps: {
+      repository: CompteRepository;
+      auth: Auth;
+      rues: ReadonlySet<string>;
+      mailer: Mailer;
+      storage: Storage;
+      throttle: AccountThrottle;
+    },
+  ) {}
+
+  /**
+   * « Supprimer mon compte »: a resident's own account, with its password when it has one. One transaction
+   * deletes its rows (CompteRepository.supprimer) and queues the confirmation e-mail; the picture and the
+   * throttle rows go after. Managers and admins sign the status history: their account changes role first.
+   */
+  async supprimerCompte(uid: string, motDePasse: string | undefined): Promise<void> {
+    const { repository, auth, mailer, storage, throttle } = this.deps;
+    const user = await repository.findById(uid);
+    if (!user) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+    if (user.userType !== 'habitant') throw new ApiError(409, 'ROLE_PROTEGE', MESSAGE_ROLE_PROTEGE);
+    const hash = await repository.passwordHash(uid);
+    if (hash !== null) {
+      const ctx = await auth.$context;
+      if (!motDePasse || !(await ctx.password.verify({ hash, password: motDePasse }))) {
+        throw new ApiError(403, 'INVALID_PASSWORD', MOT_DE_PASSE_INCORRECT, { motDePasse: 'Mot de passe incorrect.' });
+      }
+    }
+    await repository.transaction(async (trx) => {
+      const kept = await repository.supprimer(uid, trx);
+      await mailer.enqueue(mailCompteSupprime(user.email, kept), { trx });
+    });
+    const version = pictureVersion(user);
+    if (version) await storage.remove(avatarKey(user.id, version)).catch(() => undefined);
+    await Promise.all([throttle.forget('sign-in', user.email), throttle.forget('reset', user.email)]);
+  }
 
   /**
    * Creates the account through better-auth (password hashing, session), then its profile and, after an
@@ -27,11 +71,14 @@ export class CompteService {
 
     let created: { headers: Headers; userId: string };
     try {
-      const { headers: answer, response } = await auth.api.signUpEmail({
-        body: { name: `${input.prenom} ${input.nom}`, email: input.email, password: input.password, nom: input.nom, prenom: input.prenom },
-        headers: fromNodeHeaders(headers),
-        returnHeaders: true,
-      });
+      // A full or read-only disk keeps its own error (better-auth reports any failed insert as its own).
+      const { headers: answer, response } = await gardeErreurDeStockage(() =>
+        auth.api.signUpEmail({
+          body: { name: `${input.prenom} ${input.nom}`, email: input.email, password: input.password, nom: input.nom, prenom: input.prenom },
+          headers: fromNodeHeaders(headers),
+          returnHeaders: true,
+        }),
+      );
       created = { headers: answer, userId: response.user.id };
     } catch (error) {
       if (error instanceof APIError && String(error.body?.code ?? '').startsWith('USER_ALREADY_EXISTS')) {
@@ -40,18 +87,25 @@ export class CompteService {
       throw error;
     }
 
-    await repository.update(created.userId, {
-      gender: input.gender,
-      birthday: input.birthday,
-      pays: input.pays,
-      ville: input.ville,
-      quartier: input.quartier,
-      ...placeSlugs(input.ville, input.quartier),
-      residence: input.residence,
-      rue: input.rue,
-      image: DEFAULT_PIC,
-    });
-    if (input.inviterUid) await repository.followEachOther(created.userId, input.inviterUid);
+    try {
+      await repository.update(created.userId, {
+        gender: input.gender,
+        birthday: input.birthday,
+        pays: input.pays,
+        ville: input.ville,
+        quartier: input.quartier,
+        ...placeSlugs(input.ville, input.quartier),
+        residence: input.residence,
+        rue: input.rue,
+        image: DEFAULT_PIC,
+      });
+      if (input.inviterUid) await repository.followEachOther(created.userId, input.inviterUid);
+    } catch (error) {
+      // A half-made account (say, the disk filled between the two writes) would answer « compte existant » to
+      // the next try: it is undone, so that trying again later works. If even that fails, the error stays.
+      await repository.supprimer(created.userId).catch(() => undefined);
+      throw error;
+    }
     return { user: (await repository.findById(created.userId))!, cookies: created.headers.getSetCookie() };
   }
 

@@ -14,6 +14,7 @@ import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useChangementEmail, useChoixVisibilite, useModificationProfil } from './api.js';
 import { mesInformationsSchema } from './schemas.js';
+import { DonneesDuCompte, SuppressionCompte } from './SuppressionCompte.js';
 
 type MesInformations = z.input<typeof mesInformationsSchema>;
 
@@ -132,6 +133,9 @@ function Profil({ moi }: { moi: Moi }) {
         <Voisins title="Ils me suivent" empty="Personne ne vous suit encore." list={moi.followers} />
         <Voisins title="Je les suis" empty="Vous ne suivez personne encore." list={moi.following} />
       </SimpleGrid>
+
+      <DonneesDuCompte />
+      <SuppressionCompte />
     </Stack>
   );
 }

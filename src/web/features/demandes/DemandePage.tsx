@@ -9,10 +9,17 @@ import { ApiError } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { documentsZipUrl, useDemande, useHistorique } from './api.js';
+import { useMoi } from '../../lib/session.js';
+import { isGestionnaire } from '../../../domain/compte.js';
+import { useDemande, useHistorique } from './api.js';
+import { telechargerDocumentsZip, useTelechargement } from './apiEffacement.js';
 import { takeCleFromHash, useNumerosEnregistres } from '../../lib/clesDAcces.js';
 import { OublierCetAppareil, SeSouvenirDeCetAppareil } from './CetAppareil.js';
+import { CycleDeVie } from './CycleDeVie.js';
 import { UploadBlocks } from './Documents.js';
+import { EffacementGestionnaire } from './EffacementGestionnaire.js';
+import { RenvoiLien } from './RenvoiLien.js';
+import { RetraitDemande, RetraitFait } from './RetraitDemande.js';
 import { ProgressBar } from './ProgressBar.js';
 
 const FETCH_ERROR_MESSAGE = 'Erreur : impossible de récupérer les données de la demande.';
@@ -50,6 +57,25 @@ function DemandeContent({ numero }: { numero: string }) {
   const { data, error, isPending, refetch, isFetching } = useDemande(numero);
   // A status changed by the town hall shows here without reloading.
   useStatutEnDirect(numero);
+  // Withdrawn by its requester or erased by a manager, on this page: said instead of the request.
+  const [fin, setFin] = useState<'retiree' | 'effacee' | null>(null);
+  const { data: moi } = useMoi();
+  const gestionnaire = moi ? isGestionnaire(moi.userType) : false;
+
+  if (fin) {
+    return fin === 'retiree' ? (
+      <RetraitFait titre="Votre demande a été retirée">
+        <Text>
+          Ses informations et vos documents ont été effacés, et son lien privé a été oublié par cet appareil. Un e-mail de confirmation vous a été
+          envoyé. Vous pouvez déposer une nouvelle demande à tout moment, avec le même numéro unique.
+        </Text>
+      </RetraitFait>
+    ) : (
+      <RetraitFait titre="La demande a été effacée">
+        <Text>Ses informations et ses documents ont été supprimés ; l'historique garde l'effacement, à votre nom. La personne en est informée par e-mail.</Text>
+      </RetraitFait>
+    );
+  }
 
   if (isPending) {
     return (
@@ -98,29 +124,31 @@ function DemandeContent({ numero }: { numero: string }) {
       <Historique numero={numero} />
       {data.acces === 'complet' ? (
         <>
+          <CycleDeVie numero={numero} />
           <Details demande={data} />
           <Divider />
-          {Object.values(data.documents).some((list) => list.length > 0) && (
-            <Button component="a" href={documentsZipUrl(numero)} variant="outline" w="fit-content" download>
-              Tout télécharger (zip)
-            </Button>
-          )}
-          <UploadBlocks demande={data} />
+          {Object.values(data.documents).some((list) => list.length > 0) && <ToutTelecharger numero={numero} />}
+          <UploadBlocks demande={data} supprimable={!gestionnaire || cleIci} />
+          {(!gestionnaire || cleIci) && <RetraitDemande numero={numero} onRetiree={() => setFin('retiree')} />}
+          {gestionnaire && <EffacementGestionnaire numero={numero} onEffacee={() => setFin('effacee')} />}
         </>
       ) : (
-        <Alert color="blue" variant="light" title="Accès au détail de la demande">
-          {cleIci ? (
-            <Text>
-              Le lien privé enregistré sur cet appareil ne correspond pas à cette demande. Ouvrez le lien privé reçu par e-mail lors de
-              l'enregistrement pour voir le détail et envoyer vos documents.
-            </Text>
-          ) : (
-            <Text>
-              Seul le statut de la demande est visible ici. Pour voir son détail et envoyer vos documents, ouvrez le lien privé reçu lors de
-              l'enregistrement (il vous a aussi été envoyé par e-mail), ou connectez-vous au compte avec lequel la demande a été déposée.
-            </Text>
-          )}
-        </Alert>
+        <>
+          <Alert color="blue" variant="light" title="Accès au détail de la demande">
+            {cleIci ? (
+              <Text>
+                Le lien privé enregistré sur cet appareil ne correspond pas à cette demande. Ouvrez le lien privé reçu par e-mail lors de
+                l'enregistrement pour voir le détail et envoyer vos documents.
+              </Text>
+            ) : (
+              <Text>
+                Seul le statut de la demande est visible ici. Pour voir son détail et envoyer vos documents, ouvrez le lien privé reçu lors de
+                l'enregistrement (il vous a aussi été envoyé par e-mail), ou connectez-vous au compte avec lequel la demande a été déposée.
+              </Text>
+            )}
+          </Alert>
+          <RenvoiLien numero={numero} />
+        </>
       )}
     </Stack>
   );
@@ -199,5 +227,22 @@ function Historique({ numero }: { numero: string }) {
         ))}
       </Timeline>
     </section>
+  );
+}
+
+/** « Tout télécharger (zip) »: fetched with the request's key, which a plain link could not send. */
+function ToutTelecharger({ numero }: { numero: string }) {
+  const telechargement = useTelechargement();
+  return (
+    <Stack gap="xs">
+      <Button variant="outline" w="fit-content" loading={telechargement.pending} onClick={() => void telechargement.lancer(() => telechargerDocumentsZip(numero))}>
+        Tout télécharger (zip)
+      </Button>
+      {telechargement.error && (
+        <Alert color="red" role="alert">
+          {telechargement.error}
+        </Alert>
+      )}
+    </Stack>
   );
 }

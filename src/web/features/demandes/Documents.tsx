@@ -2,6 +2,7 @@ import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Load
 import { useEffect, useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
 import type { DemandeComplete } from '../../../domain/demande.js';
+import { peutSupprimerDocument } from '../../../domain/effacement.js';
 import {
   CATEGORIES,
   EXTENSIONS_ACCEPTEES,
@@ -17,6 +18,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { errorMessage } from '../../lib/api.js';
 import { useParametres } from '../../lib/parametres.js';
 import { fetchDocumentBlob, useEnvoiDocuments } from './api.js';
+import { useSuppressionDocument } from './apiEffacement.js';
 
 const ACCEPT = [...EXTENSIONS_ACCEPTEES, ...Object.keys(TYPES_ACCEPTES)].join(',');
 const DEFAULT_MAX_BYTES = UPLOAD_MAX_MO_DEFAUT * 1024 * 1024;
@@ -41,7 +43,8 @@ function fileProblem(file: File, maxBytes: number): string | null {
   return null;
 }
 
-export function UploadBlocks({ demande }: { demande: DemandeComplete }) {
+/** `supprimable`: the viewer is the requester (key or owner), who may delete documents not yet sent onward. */
+export function UploadBlocks({ demande, supprimable = false }: { demande: DemandeComplete; supprimable?: boolean }) {
   const { data: parametres } = useParametres();
   const maxBytes = parametres?.uploadMaxBytes ?? DEFAULT_MAX_BYTES;
   const maxFiles = parametres?.maxFichiersParEnvoi ?? MAX_FICHIERS_PAR_ENVOI;
@@ -101,10 +104,15 @@ export function UploadBlocks({ demande }: { demande: DemandeComplete }) {
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         {CATEGORIES.map(({ value: categorie, label }) => (
           <Card key={categorie} withBorder padding="md" component="section" aria-labelledby={`bloc-${categorie}`}>
-            <Title order={3} size="h4" id={`bloc-${categorie}`} mb="xs">
+            <Title order={3} size="h4" id={`bloc-${categorie}`} mb="xs" tabIndex={-1}>
               {label}
             </Title>
-            <DocumentList numeroUnique={demande.numeroUnique} documents={demande.documents[categorie]} />
+            <DocumentList
+              numeroUnique={demande.numeroUnique}
+              categorie={categorie}
+              documents={demande.documents[categorie]}
+              peutSupprimer={supprimable && peutSupprimerDocument(demande.statutDeLaDemande)}
+            />
             {pending[categorie].length > 0 && (
               <>
                 <Text size="sm" fw={600} mt="sm">
@@ -167,17 +175,48 @@ export function UploadBlocks({ demande }: { demande: DemandeComplete }) {
   );
 }
 
-function DocumentList({ numeroUnique, documents }: { numeroUnique: string; documents: DocumentInfo[] }) {
+function DocumentList({
+  numeroUnique,
+  categorie,
+  documents,
+  peutSupprimer,
+}: {
+  numeroUnique: string;
+  categorie: Categorie;
+  documents: DocumentInfo[];
+  peutSupprimer: boolean;
+}) {
   const [preview, setPreview] = useState<DocumentInfo | null>(null);
+  const [aSupprimer, setASupprimer] = useState<DocumentInfo | null>(null);
+  const [supprime, setSupprime] = useState<string | null>(null);
+  const annonce = (
+    <div role="status" aria-live="polite">
+      {supprime && (
+        <Text size="sm" c="teal.9">
+          « {supprime} » a été supprimé.
+        </Text>
+      )}
+    </div>
+  );
+  const onSupprime = (doc: DocumentInfo) => {
+    setASupprimer(null);
+    setSupprime(doc.name);
+    // The focus goes to the block's title (the button it was on is gone), once the dialog has handed it back.
+    window.setTimeout(() => document.getElementById(`bloc-${categorie}`)?.focus(), 50);
+  };
   if (documents.length === 0) {
     return (
-      <Text size="sm" c="gray.7">
-        Aucun document envoyé.
-      </Text>
+      <>
+        {annonce}
+        <Text size="sm" c="gray.7">
+          Aucun document envoyé.
+        </Text>
+      </>
     );
   }
   return (
     <>
+      {annonce}
       <List spacing={6} size="sm" listStyleType="none" ml={0} pl={0} aria-label="Documents envoyés">
         {documents.map((doc) => (
           <List.Item key={doc.id}>
@@ -190,15 +229,65 @@ function DocumentList({ numeroUnique, documents }: { numeroUnique: string; docum
                   {doc.type === 'application/pdf' ? 'PDF' : 'Image'} · {formatSize(doc.size)} · envoyé le {formatHorodatage(doc.uploadedAt)}
                 </Text>
               </div>
-              <Button size="compact-sm" variant="subtle" onClick={() => setPreview(doc)} aria-label={`Voir ${doc.name}`}>
-                Voir
-              </Button>
+              <Group gap={4} wrap="nowrap">
+                <Button size="compact-sm" variant="subtle" onClick={() => setPreview(doc)} aria-label={`Voir ${doc.name}`}>
+                  Voir
+                </Button>
+                {peutSupprimer && (
+                  <Button size="compact-sm" variant="subtle" color="red" onClick={() => setASupprimer(doc)} aria-label={`Supprimer ${doc.name}`}>
+                    Supprimer
+                  </Button>
+                )}
+              </Group>
             </Group>
           </List.Item>
         ))}
       </List>
       <DocumentPreview numeroUnique={numeroUnique} document={preview} onClose={() => setPreview(null)} />
+      <SuppressionDocument numeroUnique={numeroUnique} document={aSupprimer} onClose={() => setASupprimer(null)} onSupprime={onSupprime} />
     </>
+  );
+}
+
+/** Confirms the deletion of one document (its file is erased from the server). */
+function SuppressionDocument({
+  numeroUnique,
+  document: doc,
+  onClose,
+  onSupprime,
+}: {
+  numeroUnique: string;
+  document: DocumentInfo | null;
+  onClose: () => void;
+  onSupprime: (doc: DocumentInfo) => void;
+}) {
+  const suppression = useSuppressionDocument(numeroUnique);
+  const fermer = () => {
+    if (suppression.isPending) return;
+    suppression.reset();
+    onClose();
+  };
+  return (
+    <Dialog opened={doc !== null} onClose={fermer} title="Supprimer ce document ?" size="md">
+      {doc && (
+        <Stack gap="sm">
+          <Text style={{ overflowWrap: 'anywhere' }}>« {doc.name} » sera supprimé définitivement. Vous pourrez en envoyer un autre à sa place.</Text>
+          {suppression.error && (
+            <Alert color="red" role="alert">
+              {errorMessage(suppression.error)}
+            </Alert>
+          )}
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={fermer} disabled={suppression.isPending}>
+              Garder
+            </Button>
+            <Button color="red" loading={suppression.isPending} onClick={() => suppression.mutate(doc.id, { onSuccess: () => onSupprime(doc) })}>
+              Supprimer
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Dialog>
   );
 }
 

@@ -1,0 +1,90 @@
+import archiver, { type Archiver } from 'archiver';
+import contentDisposition from 'content-disposition';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { compteDe } from '../../auth/guards.js';
+import type { DemandeRow } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
+import { fichier } from '../../http.js';
+import type { Storage } from '../../storage/index.js';
+import { CompteRepository } from '../compte/repository.js';
+import { toPersonnel, toPublic } from '../compte/vues.js';
+import { USER_FILE_HEADERS } from './routes.js';
+import type { DemandesRepository } from './repository.js';
+import { toComplete } from './vues.js';
+
+/** A document's file name inside an export: its stored name (category, position, safe name), unique in the request. */
+const nomDansLeZip = (storageKey: string) => storageKey.split('/').pop()!;
+
+/**
+ * A zip streamed as it is written (no compression: PDF and JPEG already are), with the headers of every
+ * user file (never cached, never rendered as a page of the site).
+ */
+export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName: string): Archiver {
+  const archive = archiver('zip', { store: true });
+  archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
+  archive.on('error', (error) => request.log.error({ err: error }, 'zip'));
+  reply.headers(USER_FILE_HEADERS).header('Content-Type', 'application/zip').header('Content-Disposition', contentDisposition(fileName));
+  return archive;
+}
+
+/**
+ * One request's data in the zip, under `demande-<numéro>/`: demande.json (every field, the documents'
+ * descriptions and the status history with refusal reasons) and each document's file under documents/.
+ */
+export async function ajouterDemande(archive: Archiver, deps: { repository: DemandesRepository; storage: Storage }, row: DemandeRow): Promise<void> {
+  const { repository, storage } = deps;
+  const dossier = `demande-${row.numeroUnique}/`;
+  const docs = await repository.listDocuments(row.id);
+  const { acces: _acces, documents: _documents, ...champs } = toComplete(row, docs);
+  const json = {
+    ...champs,
+    documents: docs.map((d) => ({
+      categorie: d.category,
+      position: d.position,
+      nom: d.originalName,
+      type: d.contentType,
+      taille: d.size,
+      sha256: d.sha256,
+      deposeLe: d.uploadedAt,
+      fichier: `documents/${nomDansLeZip(d.storageKey)}`,
+    })),
+    historique: await repository.historique(row.id, false, true),
+  };
+  archive.append(JSON.stringify(json, null, 2), { name: `${dossier}demande.json` });
+  for (const doc of docs) archive.append(storage.read(doc.storageKey), { name: `${dossier}documents/${nomDansLeZip(doc.storageKey)}`, date: new Date(doc.uploadedAt) });
+}
+
+/**
+ * « Télécharger mes données » (registered in the signed-in scope): compte.json (the profile, who the
+ * account follows and who follows it, as the profile page shows them) and each request it owns, as
+ * `ajouterDemande` writes it.
+ */
+export function routesDonneesCompte(deps: { repository: DemandesRepository }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { repository } = deps;
+    const { db, storage } = app.deps;
+    const comptes = new CompteRepository(db);
+
+    app.get('/compte/export.zip', { schema: { response: fichier() } }, async (request, reply) => {
+      const me = (await compteDe(request))!;
+      const user = await comptes.findById(me.id);
+      if (!user) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+      const [followers, following, demandes] = await Promise.all([comptes.related(user.id, 'followers'), comptes.related(user.id, 'following'), repository.listByOwner(user.id)]);
+      const archive = zipStream(request, reply, `quartier-vivant-mes-donnees-${new Date().toISOString().slice(0, 10)}.zip`);
+      const compte = {
+        profil: toPersonnel(user),
+        // Followers and followees are neighbours: each sees the other's name (as on the profile page).
+        abonnements: following.map((u) => toPublic(u, 'complet')),
+        abonnes: followers.map((u) => toPublic(u, 'complet')),
+        demandes: demandes.map((d) => `demande-${d.numeroUnique}/demande.json`),
+      };
+      archive.append(JSON.stringify(compte, null, 2), { name: 'compte.json' });
+      for (const row of demandes) await ajouterDemande(archive, { repository, storage }, row);
+      void archive.finalize();
+      return reply.send(archive);
+    });
+  };
+}

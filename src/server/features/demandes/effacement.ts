@@ -1,0 +1,76 @@
+import { MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE, peutSupprimerDocument } from '../../../domain/effacement.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import { ApiError } from '../../errors.js';
+import type { Mailer } from '../../mail/index.js';
+import type { Storage } from '../../storage/index.js';
+import { mailDemandeEffacee } from './mails.js';
+import type { DemandesRepository } from './repository.js';
+
+/** Why a request is erased: its requester withdrew it, its retention ended, a manager erased it on request. */
+export type RaisonEffacement = 'retrait' | 'purge' | 'gestionnaire';
+
+/** The history's last step, by reason (no personal data: the reason says only who decided). */
+const ETAPE: Record<RaisonEffacement, { statut: string; motif: string | null }> = {
+  retrait: { statut: 'Retirée', motif: null },
+  purge: { statut: 'Effacée', motif: 'Durée de conservation écoulée' },
+  gestionnaire: { statut: 'Effacée', motif: 'Effacement demandé par la personne' },
+};
+
+/**
+ * One transaction: blanks the request's personal fields (anonymised tombstone, excluded from every list and lookup), records an anonymous status event, withdraws its queued mails; after the commit, removes its documents' files.
+ *
+ * A withdrawal or a manager's erasure also queues, in the same transaction, an e-mail telling the person
+ * (no link). A request already erased, or unknown, is left as it is. Files that a crash keeps after the
+ * commit are orphans: the sweep at start removes them.
+ */
+export async function effacerDemande(
+  deps: { repository: DemandesRepository; storage: Storage; mailer: Mailer },
+  demandeId: string,
+  raison: RaisonEffacement,
+  acteurUserId: string | null,
+  at: Date,
+): Promise<void> {
+  const { repository, storage, mailer } = deps;
+  const { statut, motif } = ETAPE[raison];
+  const keys = await repository.transaction(async (trx) => {
+    const row = await repository.findForUpdate('', demandeId, trx);
+    if (!row) return [];
+    // Steps of one request are strictly ordered in time (service.ts): this one comes after the latest.
+    const last = await repository.lastEvenementAt(row.id, trx);
+    const when = new Date(Math.max(at.getTime(), last === null ? 0 : Date.parse(last) + 1)).toISOString();
+    const removed = await repository.deleteDocuments(row.id, trx);
+    await repository.withdrawMails(row.id, trx);
+    await repository.insertEvenement(row.id, row.statutDeLaDemande, statut, acteurUserId, when, trx, { motif });
+    await repository.anonymiser(row.id, statut, when, trx);
+    // Not tied to the request: it must leave although the request is erased.
+    if (raison !== 'purge') await mailer.enqueue(mailDemandeEffacee(row, raison === 'gestionnaire'), { trx });
+    return removed;
+  });
+  await Promise.allSettled(keys.map((key) => storage.remove(key)));
+}
+
+/**
+ * The requester deletes one document: its row goes in a transaction that checks the request's status
+ * (locked on PostgreSQL), then its file. The other documents keep their positions (their names in the
+ * zip and in the town hall's notes stay the same); a new upload takes the next free position.
+ */
+export async function supprimerDocument(
+  deps: { repository: DemandesRepository; storage: Storage },
+  demande: { id: string; numeroUnique: string },
+  documentId: string,
+  at: Date,
+): Promise<void> {
+  const { repository, storage } = deps;
+  const introuvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n'existe pas pour cette demande.");
+  const doc = await repository.findDocument(demande.id, documentId);
+  if (!doc) throw introuvable();
+  const deleted = await repository.transaction(async (trx) => {
+    const row = await repository.findForUpdate(demande.numeroUnique, demande.id, trx);
+    if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+    if (!peutSupprimerDocument(row.statutDeLaDemande)) throw new ApiError(409, 'DOCUMENT_VERROUILLE', MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE);
+    return repository.deleteDocument(row.id, documentId, at.toISOString(), trx);
+  });
+  if (!deleted) throw introuvable();
+  // A crash here leaves the file without its row: the orphan sweep removes it.
+  await storage.remove(doc.storageKey).catch(() => undefined);
+}
