@@ -1,9 +1,9 @@
 // Accounts from the command line: `npm run user -- role <email> <role>` (how the first admin is made).
 import { adresseNonConfirmee, isRole, ROLE_VALUES } from '../../domain/compte.js';
 import { normaliseEmail } from '../../domain/normalise.js';
-import { ConfigError, loadConfig } from '../config.js';
 import { migrate, openDatabase } from '../db/index.js';
 import { CompteRepository } from '../features/compte/repository.js';
+import { configDuProgramme, lancer } from './lancer.js';
 
 const USAGE = `Usage : npm run user -- role <e-mail> <${ROLE_VALUES.join('|')}>`;
 
@@ -11,13 +11,9 @@ export async function run(args: string[], env: Record<string, string | undefined
   const [command, rawEmail, role] = args;
   if (command !== 'role' || !rawEmail || !role) return { code: 2, out: USAGE };
   if (!isRole(role)) return { code: 2, out: `Rôle inconnu « ${role} ». ${USAGE}` };
-  let config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return { code: 1, out: error.message };
-    throw error;
-  }
+  const lu = configDuProgramme(env);
+  if (!('config' in lu)) return lu;
+  const { config } = lu;
   const { db } = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrate(db);
@@ -32,15 +28,4 @@ export async function run(args: string[], env: Record<string, string | undefined
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  run(process.argv.slice(2), process.env).then(
-    ({ code, out }) => {
-      (code === 0 ? process.stdout : process.stderr).write(`${out}\n`);
-      process.exit(code);
-    },
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+lancer(import.meta.url, run);

@@ -1,0 +1,366 @@
+// `npm run restore -- <fichier.tar.gz> [--force]`: brings a backup back into DATA_DIR / DATABASE_URL
+// (docs/operations.md « Restaurer »). Nothing is touched until the whole archive has been checked.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import tar from 'tar-stream';
+import type { Config } from '../config.js';
+import { syncDir } from '../storage/index.js';
+import {
+  CliError,
+  databaseEntry,
+  duree,
+  FILES_PREFIX,
+  FORMAT,
+  FORMAT_VERSION,
+  isStorageKey,
+  MANIFEST,
+  manifestSchema,
+  nombre,
+  pgConnection,
+  resumeTables,
+  runTool,
+  SECRET_ENTRY,
+  SECRET_FILE,
+  type DbKind,
+  type Manifest,
+} from './archive.js';
+import { configDuProgramme, lancer } from './lancer.js';
+
+const USAGE = 'Usage : npm run restore -- <fichier.tar.gz> [--force]';
+
+/** Exit codes (docs/operations.md): 0 done, 1 archive unusable or restore failed, 2 usage, 3 refused as things stand. */
+const ARCHIVE_INVALIDE = 1;
+const REFUS = 3;
+
+const RIEN = "Rien n'a été restauré.";
+const STAGING_PREFIX = '.restauration-';
+const MANIFEST_MAX = 64 * 1024 * 1024;
+
+const invalide = (message: string) => new CliError(ARCHIVE_INVALIDE, `${message} ${RIEN}`);
+
+/** Entry names a backup may hold; anything else (a path outside, a link, a device) is refused. */
+function stagedName(name: string): string | null {
+  if (name === MANIFEST || name === SECRET_ENTRY || name === databaseEntry('sqlite') || name === databaseEntry('postgres')) return name;
+  if (name.startsWith(FILES_PREFIX) && isStorageKey(name.slice(FILES_PREFIX.length))) return name;
+  return null;
+}
+
+interface Extracted {
+  manifest: Buffer | null;
+  entries: Map<string, { size: number; sha256: string }>;
+}
+
+/** Unpacks every entry into `staging`, hashing as it writes. */
+async function extract(archive: string, staging: string): Promise<Extracted> {
+  const extractor = tar.extract();
+  const gunzip = zlib.createGunzip();
+  const input = fs.createReadStream(archive);
+  input.on('error', (e) => extractor.destroy(e));
+  gunzip.on('error', (e) => extractor.destroy(e));
+  input.pipe(gunzip).pipe(extractor);
+  const result: Extracted = { manifest: null, entries: new Map() };
+  try {
+    for await (const entry of extractor) {
+      const { name, type } = entry.header;
+      const staged = type === 'file' ? stagedName(name) : null;
+      if (!staged) throw invalide(`L'archive contient une entrée inattendue (« ${name} ») : ce n'est pas une sauvegarde de Quartier Vivant, ou elle a été modifiée.`);
+      if (result.entries.has(staged) || (staged === MANIFEST && result.manifest)) throw invalide(`L'archive contient deux fois « ${name} ».`);
+      if (staged === MANIFEST) {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of entry as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > MANIFEST_MAX) throw invalide('Le fichier manifest.json de l’archive est anormalement gros.');
+          chunks.push(chunk);
+        }
+        result.manifest = Buffer.concat(chunks);
+        continue;
+      }
+      const target = path.join(staging, staged);
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      const handle = await fsp.open(target, 'wx', 0o600);
+      const hash = createHash('sha256');
+      let size = 0;
+      try {
+        // Read by iteration: a damaged archive then ends the loop with its error rather than leaving a pipe waiting.
+        for await (const chunk of entry as AsyncIterable<Buffer>) {
+          hash.update(chunk);
+          size += chunk.length;
+          await handle.write(chunk);
+        }
+      } finally {
+        await handle.close();
+      }
+      result.entries.set(staged, { size, sha256: hash.digest('hex') });
+    }
+  } catch (error) {
+    input.destroy();
+    if (error instanceof CliError) throw error;
+    const cause = error instanceof Error ? error.message : String(error);
+    throw invalide(`L'archive ${archive} est illisible ou tronquée (${cause}) : elle a pu être abîmée pendant une copie.`);
+  }
+  return result;
+}
+
+/** Checks the manifest and every entry against it; answers the manifest. */
+function verify(extracted: Extracted, kind: DbKind): Manifest {
+  if (!extracted.manifest) throw invalide("L'archive ne contient pas de manifest.json : ce n'est pas une sauvegarde de Quartier Vivant, ou elle est incomplète.");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(extracted.manifest.toString('utf8'));
+  } catch {
+    throw invalide("Le manifest.json de l'archive est illisible : l'archive est corrompue.");
+  }
+  if (typeof raw === 'object' && raw !== null && 'formatVersion' in raw && typeof raw.formatVersion === 'number' && raw.formatVersion > FORMAT_VERSION) {
+    throw invalide(`Cette sauvegarde a été faite par une version plus récente de Quartier Vivant (format ${raw.formatVersion}) : mettez l'application à jour avant de restaurer.`);
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success || parsed.data.format !== FORMAT) throw invalide(`Le manifest.json de l'archive n'est pas celui d'une sauvegarde de Quartier Vivant (${FORMAT}, version ${FORMAT_VERSION}).`);
+  const manifest = parsed.data;
+  if (manifest.database.kind !== kind) {
+    throw new CliError(
+      REFUS,
+      manifest.database.kind === 'sqlite'
+        ? `Cette sauvegarde contient une base SQLite, mais DATABASE_URL désigne une base PostgreSQL : retirez DATABASE_URL pour restaurer dans DATA_DIR. ${RIEN}`
+        : `Cette sauvegarde contient une base PostgreSQL : indiquez la base où la restaurer avec DATABASE_URL=postgres://… ${RIEN}`,
+    );
+  }
+  const expected = new Map<string, { size: number; sha256: string }>([[databaseEntry(kind), manifest.database]]);
+  if (manifest.database.entry !== databaseEntry(kind)) throw invalide("Le manifest.json de l'archive ne désigne pas le bon fichier de base.");
+  if (manifest.secret) expected.set(SECRET_ENTRY, manifest.secret);
+  for (const f of manifest.files) {
+    if (!isStorageKey(f.key)) throw invalide(`Le manifest.json de l'archive liste un fichier au nom refusé (« ${f.key} »).`);
+    expected.set(FILES_PREFIX + f.key, f);
+  }
+  for (const [name, want] of expected) {
+    const got = extracted.entries.get(name);
+    if (!got) throw invalide(`L'archive est incomplète : « ${name} », listé dans manifest.json, n'y figure pas.`);
+    if (got.size !== want.size || got.sha256 !== want.sha256) {
+      throw invalide(`L'archive est corrompue : « ${name} » n'a pas la somme de contrôle (SHA-256) ou la taille attendue. Utilisez une autre sauvegarde.`);
+    }
+  }
+  for (const name of extracted.entries.keys()) {
+    if (!expected.has(name)) throw invalide(`L'archive contient « ${name} », que manifest.json ne liste pas : elle a été modifiée.`);
+  }
+  return manifest;
+}
+
+/** The host to knock on to see whether the server is up (a wildcard address means this machine). */
+function probeHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+}
+
+function listening(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Refuses while the server may be using the target, or when the target already holds data (unless forced). */
+async function checkTarget(config: Config, force: boolean): Promise<void> {
+  let demandes = 0;
+  let comptes = 0;
+  let fichiers = false;
+  if (config.databaseUrl) {
+    const client = new pg.Client({ connectionString: config.databaseUrl });
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new CliError(1, `Impossible de joindre la base PostgreSQL de DATABASE_URL (${error instanceof Error ? error.message : String(error)}). ${RIEN}`);
+    }
+    try {
+      const others = await client.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+      const n = Number(others.rows[0]?.n ?? 0);
+      if (n > 0) {
+        throw new CliError(
+          REFUS,
+          `${nombre(n)} autre(s) connexion(s) sont ouvertes sur la base cible : arrêtez le serveur Quartier Vivant (et toute autre session sur cette base) avant de restaurer. ${RIEN}`,
+        );
+      }
+      const count = async (table: string) => {
+        const exists = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [`"${table}"`]);
+        if (!exists.rows[0]?.t) return 0;
+        return Number((await client.query<{ n: string }>(`select count(*) as n from "${table}"`)).rows[0]?.n ?? 0);
+      };
+      demandes = await count('housing_requests');
+      comptes = await count('user');
+    } finally {
+      await client.end();
+    }
+  } else {
+    const host = probeHost(config.host);
+    if (await listening(host, config.port)) {
+      throw new CliError(
+        REFUS,
+        `Un serveur répond sur ${host}:${config.port} : arrêtez Quartier Vivant avant de restaurer (il continuerait d'écrire dans l'ancienne base). S'il s'agit d'un autre programme, indiquez le PORT de Quartier Vivant. ${RIEN}`,
+      );
+    }
+    const file = path.join(config.dataDir, 'app.db');
+    if (fs.existsSync(file)) {
+      try {
+        const db = new SqliteDatabase(file, { fileMustExist: true });
+        try {
+          const count = (table: string) => {
+            const exists = db.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(table);
+            return exists ? Number((db.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n) : 0;
+          };
+          demandes = count('housing_requests');
+          comptes = count('user');
+        } finally {
+          db.close();
+        }
+      } catch (error) {
+        // A damaged database is a reason to restore, but only on purpose.
+        if (!force) {
+          throw new CliError(
+            REFUS,
+            `La base actuelle ${file} est illisible (${error instanceof Error ? error.message : String(error)}). Pour la remplacer par la sauvegarde, relancez avec --force. ${RIEN}`,
+          );
+        }
+      }
+    }
+  }
+  const uploads = path.join(config.dataDir, 'uploads');
+  if (fs.existsSync(uploads)) {
+    fichiers = (fs.readdirSync(uploads, { recursive: true, withFileTypes: true }) as fs.Dirent[]).some(
+      (e) => e.isFile() && !path.relative(uploads, e.parentPath).split(path.sep).includes('.tmp'),
+    );
+  }
+  if (!force && (demandes > 0 || comptes > 0 || fichiers)) {
+    const where = config.databaseUrl ? 'La base de DATABASE_URL' : `Le dossier ${config.dataDir}`;
+    const what = demandes > 0 || comptes > 0 ? `${nombre(demandes)} demande(s) et ${nombre(comptes)} compte(s)` : 'des documents';
+    throw new CliError(
+      REFUS,
+      `${where} contient déjà ${what}. La restauration les remplacerait par le contenu de la sauvegarde : relancez avec --force pour confirmer (npm run restore -- <fichier> --force). ${RIEN}`,
+    );
+  }
+}
+
+/** Flushes every staged file and folder to the disk, many at a time (one by one, 20,000 files take minutes). */
+async function flushAll(staging: string): Promise<void> {
+  const entries = (await fsp.readdir(staging, { recursive: true, withFileTypes: true })).map((e) => path.join(e.parentPath, e.name));
+  const queue = [...entries, staging];
+  const worker = async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
+      const handle = await fsp.open(item, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+/** Puts the checked contents in place: the database first (pg_restore runs in one transaction), then the files. */
+async function apply(config: Config, manifest: Manifest, staging: string): Promise<void> {
+  const { dataDir } = config;
+  if (config.databaseUrl) {
+    const { dbname, env } = pgConnection(config.databaseUrl);
+    try {
+      await runTool(
+        'pg_restore',
+        ['--clean', '--if-exists', '--no-owner', '--no-privileges', '--no-comments', '--single-transaction', '--exit-on-error', `--dbname=${dbname}`, path.join(staging, databaseEntry('postgres'))],
+        env,
+      );
+    } catch (error) {
+      throw new CliError(1, `La restauration de la base PostgreSQL a échoué et a été annulée : ${error instanceof Error ? error.message : String(error)}. ${RIEN}`);
+    }
+  } else {
+    const file = path.join(dataDir, 'app.db');
+    // The old database's journal must not be replayed onto the restored one.
+    for (const suffix of ['-wal', '-shm', '-journal']) await fsp.rm(file + suffix, { force: true });
+    await fsp.rename(path.join(staging, databaseEntry('sqlite')), file);
+  }
+  const uploads = path.join(dataDir, 'uploads');
+  const staged = path.join(staging, FILES_PREFIX);
+  await fsp.mkdir(staged, { recursive: true });
+  if (fs.existsSync(uploads)) await fsp.rename(uploads, path.join(staging, 'anciens-fichiers'));
+  await fsp.rename(staged, uploads);
+  if (manifest.secret && !config.authSecret) await fsp.rename(path.join(staging, SECRET_ENTRY), path.join(dataDir, SECRET_FILE));
+  await syncDir(dataDir);
+}
+
+export interface RestoreResult {
+  manifest: Manifest;
+  ms: number;
+}
+
+export async function restore(config: Config, archive: string, { force = false } = {}): Promise<RestoreResult> {
+  const started = performance.now();
+  const kind: DbKind = config.databaseUrl ? 'postgres' : 'sqlite';
+  const stat = await fsp.stat(archive).catch(() => null);
+  if (!stat?.isFile()) throw new CliError(1, `Archive introuvable : ${path.resolve(archive)}. ${RIEN}`);
+  await checkTarget(config, force);
+
+  const createdDataDir = !fs.existsSync(config.dataDir);
+  await fsp.mkdir(config.dataDir, { recursive: true });
+  // What an interrupted restore left behind (the server is stopped: nothing else writes there).
+  for (const name of await fsp.readdir(config.dataDir)) {
+    if (name.startsWith(STAGING_PREFIX)) await fsp.rm(path.join(config.dataDir, name), { recursive: true, force: true });
+  }
+  // Beside its destination (same filesystem: every move is a rename), removed whatever happens.
+  const staging = path.join(config.dataDir, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
+  await fsp.mkdir(staging);
+  let applied = false;
+  try {
+    const manifest = verify(await extract(archive, staging), kind);
+    await flushAll(staging);
+    await apply(config, manifest, staging);
+    applied = true;
+    return { manifest, ms: performance.now() - started };
+  } finally {
+    await fsp.rm(staging, { recursive: true, force: true });
+    if (createdDataDir && !applied) await fsp.rm(config.dataDir, { recursive: true, force: true });
+  }
+}
+
+export function summary(archive: string, { manifest, ms }: RestoreResult): string {
+  const date = new Date(manifest.createdAt).toLocaleString('fr-FR', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short' });
+  const lines = [
+    `Restauration terminée en ${duree(ms)} depuis ${path.resolve(archive)} (sauvegarde du ${date} UTC, base ${manifest.database.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, migration ${manifest.database.migration ?? 'aucune'}).`,
+    `Restauré : ${resumeTables(manifest.tables)} ; ${nombre(manifest.files.length)} fichier(s), tous vérifiés (SHA-256).`,
+  ];
+  if (manifest.anomalies.length > 0) {
+    lines.push(
+      `Attention : ${nombre(manifest.anomalies.length)} fichier(s) manquaient déjà ou différaient au moment de la sauvegarde (voir « anomalies » dans manifest.json) : ${manifest.anomalies
+        .slice(0, 5)
+        .map((a) => a.key)
+        .join(', ')}${manifest.anomalies.length > 5 ? '…' : ''}.`,
+    );
+  }
+  lines.push('Démarrez le serveur : il appliquera au démarrage les migrations plus récentes que la sauvegarde.');
+  return lines.join('\n');
+}
+
+export async function run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string }> {
+  const force = args.includes('--force');
+  const rest = args.filter((a) => a !== '--force');
+  const [file] = rest;
+  if (!file || rest.length !== 1 || file.startsWith('-')) return { code: 2, out: USAGE };
+  const lu = configDuProgramme(env);
+  if (!('config' in lu)) return lu;
+  const { config } = lu;
+  try {
+    return { code: 0, out: summary(file, await restore(config, file, { force })) };
+  } catch (error) {
+    if (error instanceof CliError) return { code: error.exitCode, out: error.message };
+    return { code: 1, out: `La restauration a échoué : ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+lancer(import.meta.url, run);
