@@ -44,3 +44,21 @@ test('everything works with the keyboard: skip link, then the lookup form', asyn
   await expect(page).toHaveURL(/\/logement\/013404404404$/u);
   await expect(page.getByText("Il n'existe pas de demande de logement pour ce numéro unique")).toBeVisible();
 });
+
+test('the footer leads to « Données personnelles » and « Mentions légales », which say who answers and how long data are kept', async ({ page }, testInfo) => {
+  await page.goto('/');
+  const pied = page.getByRole('navigation', { name: 'Informations légales' });
+  await pied.getByRole('link', { name: 'Données personnelles' }).click();
+  await expect(page).toHaveURL(/\/donnees-personnelles$/u);
+  await expect(page).toHaveTitle('Données personnelles — Quartier Vivant');
+  await expect(page.getByRole('heading', { level: 2, name: 'Combien de temps nous les gardons' })).toBeVisible();
+  await expect(page.getByRole('row', { name: /Session de connexion \(habitant\)/u })).toContainText('30 jours sans visite');
+  await page.screenshot({ path: `e2e/screenshots/donnees-personnelles-${testInfo.project.name}.png`, fullPage: true });
+  expect((await new AxeBuilder({ page }).analyze()).violations.map((v) => v.id)).toEqual([]);
+
+  await pied.getByRole('link', { name: 'Mentions légales' }).click();
+  await expect(page).toHaveURL(/\/mentions-legales$/u);
+  await expect(page.getByRole('heading', { level: 2, name: 'Directeur de la publication' })).toBeVisible();
+  await expect(page.getByText("Le maire d'Aix-en-Provence")).toBeVisible();
+  expect((await new AxeBuilder({ page }).analyze()).violations.map((v) => v.id)).toEqual([]);
+});

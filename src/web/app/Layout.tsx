@@ -1,4 +1,4 @@
-import { AppShell, Burger, Group, NavLink, Title } from '@mantine/core';
+import { Anchor, AppShell, Burger, Group, NavLink, Title } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useEffect } from 'react';
 import { Link, Outlet, useLocation } from 'react-router';
@@ -102,7 +102,14 @@ export function Layout() {
         </div>
         <footer className={classes.footer} style={{ marginTop: '3rem', paddingTop: '1rem', borderTop: '1px solid #dee2e6' }}>
           <span>Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence</span>
-          <span>Vos données servent uniquement au traitement de vos demandes.</span>
+          <nav aria-label="Informations légales" className={classes.footerLinks}>
+            <Anchor component={Link} to={paths.donneesPersonnelles} size="sm">
+              Données personnelles
+            </Anchor>
+            <Anchor component={Link} to={paths.mentionsLegales} size="sm">
+              Mentions légales
+            </Anchor>
+          </nav>
         </footer>
       </AppShell.Main>
     </AppShell>

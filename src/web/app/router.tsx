@@ -20,6 +20,8 @@ export const router = createBrowserRouter([
     children: [
       { index: true, Component: AccueilPage },
       { path: routes.securite, lazy: page(() => import('../features/accueil/SecuritePage.js'), 'SecuritePage') },
+      { path: routes.donneesPersonnelles, lazy: page(() => import('../features/informations/DonneesPersonnellesPage.js'), 'DonneesPersonnellesPage') },
+      { path: routes.mentionsLegales, lazy: page(() => import('../features/informations/MentionsLegalesPage.js'), 'MentionsLegalesPage') },
       { path: routes.connexion, lazy: page(() => import('../features/compte/ConnexionPage.js'), 'ConnexionPage') },
       { path: routes.invitation, lazy: page(() => import('../features/compte/ConnexionPage.js'), 'ConnexionPage') },
       { path: routes.deconnexion, lazy: page(() => import('../features/compte/DeconnexionPage.js'), 'DeconnexionPage') },

@@ -7,6 +7,8 @@ import { generatePath } from 'react-router';
 export const routes = {
   accueil: '/',
   securite: '/securite',
+  donneesPersonnelles: '/donnees-personnelles',
+  mentionsLegales: '/mentions-legales',
   connexion: '/connexion',
   invitation: '/invitation/:uid',
   deconnexion: '/deconnexion',

@@ -9,6 +9,7 @@ export const cles = {
   moi: ['moi'],
   parametres: ['parametres'],
   territoire: ['territoire'],
+  informationsLegales: ['informations-legales'],
   profilPublic: (uid: string | undefined) => ['profil-public', uid],
   utilisateurs: ['utilisateurs'],
   rechercheUtilisateurs: (q: string) => ['utilisateurs', q],
