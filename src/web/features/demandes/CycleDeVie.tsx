@@ -42,14 +42,14 @@ export function CycleDeVie({ numero }: { numero: string }) {
                 Radiée le {formatJour(data.radieeLe)} faute de renouvellement (elle était valable jusqu’au {formatJour(data.valideJusqua)}).
                 {data.reactivableJusqua &&
                   (reactivable
-                    ? ` Vous pouvez la réactiver jusqu’au ${formatJour(data.reactivableJusqua)} : elle garde son ancienneté.`
-                    : ` Le délai de réactivation a pris fin le ${formatJour(data.reactivableJusqua)} : déposez une nouvelle demande.`)}
+                    ? ` Vous pouvez la réactiver jusqu’au ${formatJour(data.reactivableJusqua)}\u00a0: elle garde son ancienneté.`
+                    : ` Le délai de réactivation a pris fin le ${formatJour(data.reactivableJusqua)}\u00a0: déposez une nouvelle demande.`)}
               </Text>
             ) : (
               <Text fw={600}>Valable jusqu’au {formatJour(data.valideJusqua)}.</Text>
             )}
             {data.renouvelableDes && !renouvelable && (
-              <Text size="sm">Une demande se renouvelle chaque année : vous pourrez la renouveler à partir du {formatJour(data.renouvelableDes)}. Nous vous le rappellerons par e-mail.</Text>
+              <Text size="sm">Une demande se renouvelle chaque année&nbsp;: vous pourrez la renouveler à partir du {formatJour(data.renouvelableDes)}. Nous vous le rappellerons par e-mail.</Text>
             )}
           </>
         )}
@@ -71,7 +71,7 @@ export function CycleDeVie({ numero }: { numero: string }) {
               loading={renouveler.isPending}
               onClick={() =>
                 renouveler.mutate(undefined, {
-                  onSuccess: (cycle) => annoncer(`Votre demande est renouvelée : elle est valable jusqu’au ${formatJour(cycle.valideJusqua)}.`, null),
+                  onSuccess: (cycle) => annoncer(`Votre demande est renouvelée\u00a0: elle est valable jusqu’au ${formatJour(cycle.valideJusqua)}.`, null),
                   onError: (e) => annoncer(null, errorMessage(e, 'Le renouvellement n’a pas abouti. Réessayez.')),
                 })
               }
@@ -85,7 +85,7 @@ export function CycleDeVie({ numero }: { numero: string }) {
               onClick={() =>
                 reactiver.mutate(undefined, {
                   onSuccess: (r) =>
-                    annoncer(`Votre demande est réactivée (statut : ${r.statutDeLaDemande}) ; elle est valable jusqu’au ${formatJour(r.cycleDeVie.valideJusqua)}.`, null),
+                    annoncer(`Votre demande est réactivée (statut\u00a0: ${r.statutDeLaDemande}) ; elle est valable jusqu’au ${formatJour(r.cycleDeVie.valideJusqua)}.`, null),
                   onError: (e) => annoncer(null, errorMessage(e, 'La réactivation n’a pas abouti. Réessayez.')),
                 })
               }
@@ -96,7 +96,7 @@ export function CycleDeVie({ numero }: { numero: string }) {
           <Button
             variant="outline"
             // A long label wraps on a phone instead of being cut.
-            styles={{ root: { height: 'auto', minHeight: 36, paddingBlock: 6 }, label: { whiteSpace: 'normal', textAlign: 'center' } }}
+            styles={{ root: { height: 'auto', minHeight: 36, paddingBlock: 6 }, label: { whiteSpace: 'normal', textAlign: 'center', lineHeight: 1.35 } }}
             loading={telechargement}
             onClick={() => {
               setTelechargement(true);

@@ -26,8 +26,9 @@ const COLUMNS: { key: Tri; label: string }[] = [
   { key: 'nombreDEnfants', label: 'Enfants' },
   { key: 'typeDeLogementSouhaite', label: 'Logement souhaité' },
   { key: 'dateDEnregistrement', label: 'Enregistrée le' },
-  { key: 'valideJusqua', label: 'Valide jusqu’au' },
   { key: 'statutDeLaDemande', label: 'Statut' },
+  // Last: the status, the column managers act in, stays where it was.
+  { key: 'valideJusqua', label: 'Valide jusqu’au' },
 ];
 
 /** Final statuses: choosing one asks first (a misclick would e-mail a refusal). */
@@ -188,7 +189,6 @@ function Liste() {
                   <Table.Td>{row.nombreDEnfants}</Table.Td>
                   <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
                   <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
-                  <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
                   <Table.Td>
                     <NativeSelect
                       ref={(element) => {
@@ -208,6 +208,7 @@ function Liste() {
                       data-statut={row.statutDeLaDemande}
                     />
                   </Table.Td>
+                  <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
