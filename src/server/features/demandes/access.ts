@@ -42,9 +42,19 @@ export function holdsPrivateKey(request: FastifyRequest, row: DemandeRow): boole
  * the holder of its private link, its owner, managers and admins.
  */
 export async function hasFullAccess(request: FastifyRequest, row: DemandeRow): Promise<boolean> {
+  if (await estDemandeur(request, row)) return true;
+  const user = await compteDe(request);
+  return user !== null && isGestionnaire(user.userType);
+}
+
+/**
+ * Whether this HTTP request comes from the requester: the holder of the private key or the owning account.
+ * Managers see the request in full but act in nobody's name (they erase on request, recorded as theirs).
+ */
+export async function estDemandeur(request: FastifyRequest, row: DemandeRow): Promise<boolean> {
   if (holdsPrivateKey(request, row)) return true;
   const user = await compteDe(request);
-  return user !== null && (user.id === row.ownerUserId || isGestionnaire(user.userType));
+  return user !== null && user.id === row.ownerUserId;
 }
 
 /** The request of this numéro (withdrawn and erased ones excluded), or 404 in French. */
@@ -58,5 +68,12 @@ export async function demandeOu404(repository: DemandesRepository, numeroUnique:
 export async function demandeEnAccesComplet(repository: DemandesRepository, request: FastifyRequest, numeroUnique: string): Promise<DemandeRow> {
   const row = await demandeOu404(repository, numeroUnique);
   if (!(await hasFullAccess(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
+  return row;
+}
+
+/** The request of this numéro for its requester (estDemandeur), else 404 or 403 in French. */
+export async function demandePourLeDemandeur(repository: DemandesRepository, request: FastifyRequest, numeroUnique: string): Promise<DemandeRow> {
+  const row = await demandeOu404(repository, numeroUnique);
+  if (!(await estDemandeur(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
   return row;
 }

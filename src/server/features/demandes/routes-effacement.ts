@@ -6,10 +6,9 @@ import { MESSAGE_RENVOI_LIEN } from '../../../domain/effacement.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
-import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
-import { demandeEnAccesComplet, demandeOu404, holdsPrivateKey } from './access.js';
+import { demandeEnAccesComplet, demandeOu404, demandePourLeDemandeur } from './access.js';
 import { ajouterDemande, zipStream } from './donnees.js';
 import { effacerDemande, supprimerDocument } from './effacement.js';
 import { DUREE_MINIMALE_RENVOI_MS, renvoyerLien } from './renvoi-lien.js';
@@ -32,23 +31,10 @@ export function routesEffacementPubliques(deps: { repository: DemandesRepository
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
-    const { storage, mailer, config, rateLimits } = app.deps;
+    const { storage, mailer, config, rateLimits, now } = app.deps;
 
-    const load = (numeroUnique: string) => demandeOu404(repository, numeroUnique);
     const loadWithFullAccess = (request: FastifyRequest, numeroUnique: string) => demandeEnAccesComplet(repository, request, numeroUnique);
-
-    /**
-     * The requester: the holder of the private key or the owning account. Managers see the request in full
-     * but withdraw nothing in the person's name: they erase on request (routesEffacementGestion), which the
-     * history records as theirs.
-     */
-    async function loadForRequester(request: FastifyRequest, numeroUnique: string): Promise<DemandeRow> {
-      const row = await load(numeroUnique);
-      if (holdsPrivateKey(request, row)) return row;
-      const user = await compteDe(request);
-      if (user !== null && user.id === row.ownerUserId) return row;
-      throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
-    }
+    const loadForRequester = (request: FastifyRequest, numeroUnique: string) => demandePourLeDemandeur(repository, request, numeroUnique);
 
     // « Retirer ma demande »: the request becomes an anonymous tombstone; its numéro is free again.
     app.post(
@@ -57,14 +43,14 @@ export function routesEffacementPubliques(deps: { repository: DemandesRepository
       async (request) => {
         const row = await loadForRequester(request, request.params.numeroUnique);
         const user = await compteDe(request);
-        await effacerDemande({ repository, storage, mailer }, row.id, 'retrait', user?.id ?? null, new Date());
+        await effacerDemande({ repository, storage, mailer }, row.id, 'retrait', user?.id ?? null, now());
         return { data: { message: MESSAGE_RETRAIT } };
       },
     );
 
     app.delete('/logement/:numeroUnique/documents/:id', { schema: { params: documentParams, response: reponses(204, z.null()) } }, async (request, reply) => {
       const row = await loadForRequester(request, request.params.numeroUnique);
-      await supprimerDocument({ repository, storage }, row, request.params.id, new Date());
+      await supprimerDocument({ repository, storage }, row, request.params.id, now());
       return reply.status(204).send(null);
     });
 
@@ -110,13 +96,12 @@ export function routesEffacementGestion(deps: { repository: DemandesRepository }
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
-    const { storage, mailer } = app.deps;
+    const { storage, mailer, now } = app.deps;
 
     app.delete('/logement/:numeroUnique', { schema: { params: numeroUniqueParamsSchema, response: fait() } }, async (request) => {
       const actor = (await compteDe(request))!;
-      const row = await repository.findByNumero(request.params.numeroUnique);
-      if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
-      await effacerDemande({ repository, storage, mailer }, row.id, 'gestionnaire', actor.id, new Date());
+      const row = await demandeOu404(repository, request.params.numeroUnique);
+      await effacerDemande({ repository, storage, mailer }, row.id, 'gestionnaire', actor.id, now());
       // The trace names the request by its internal id and the manager, never the person.
       request.log.info({ by: actor.id, demande: row.id }, 'demande effacée à la demande de la personne');
       return { data: { message: MESSAGE_EFFACEMENT } };

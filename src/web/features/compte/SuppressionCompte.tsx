@@ -1,11 +1,11 @@
 import { Alert, Anchor, Button, Card, Group, List, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DemandeStatutVue } from '../../../domain/demande.js';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { Dialog } from '../../components/Dialog.js';
-import { ApiError, apiFetch, apiUrl, errorMessage, sendJson } from '../../lib/api.js';
+import { ApiError, apiUrl, errorMessage, sendJson } from '../../lib/api.js';
+import { useMesDemandes } from '../../lib/mesDemandes.js';
 import { paths } from '../../lib/paths.js';
 import { cles } from '../../lib/queryKeys.js';
 import { setLocalSignedIn } from '../../lib/session.js';
@@ -38,11 +38,8 @@ export function SuppressionCompte() {
   const [motDePasse, setMotDePasse] = useState('');
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  // The requests of this account (the same query as « Mes demandes »), listed so that each can be withdrawn first.
-  const { data: demandes } = useQuery({
-    queryKey: cles.mesDemandes,
-    queryFn: async () => (await apiFetch<{ data: DemandeStatutVue[] }>('/logement/mine')).data,
-  });
+  // The requests of this account, listed so that each can be withdrawn first.
+  const { data: demandes } = useMesDemandes();
   const suppression = useMutation({
     mutationFn: async () => (await sendJson<{ data: { message: string } }>('/user/me/supprimer', motDePasse ? { motDePasse } : {})).data.message,
     onSuccess: (message) => {

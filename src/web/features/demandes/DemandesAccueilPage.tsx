@@ -7,7 +7,7 @@ import { NumeroLookup } from '../../components/NumeroLookup.js';
 import { paths } from '../../lib/paths.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { useMesDemandes } from './api.js';
+import { useMesDemandes } from '../../lib/mesDemandes.js';
 import { OublierCetAppareil } from './CetAppareil.js';
 import { estMemorisee, useNumerosEnregistres } from '../../lib/clesDAcces.js';
 

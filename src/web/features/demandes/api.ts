@@ -6,7 +6,6 @@ import type {
   DemandeComplete,
   DemandeCreation,
   DemandeCreee,
-  DemandeStatutVue,
   DemandeVue,
   EvenementStatut,
   LigneDemande,
@@ -35,10 +34,6 @@ export function useDemande(numeroUnique: string) {
     queryKey: cles.demande(numeroUnique),
     queryFn: async () => (await apiFetch<{ data: DemandeVue }>(demandePath(numeroUnique), { headers: keyHeaders(numeroUnique) })).data,
   });
-}
-
-export function useMesDemandes() {
-  return useQuery({ queryKey: cles.mesDemandes, queryFn: async () => (await apiFetch<{ data: DemandeStatutVue[] }>('/logement/mine')).data });
 }
 
 export function useHistorique(numeroUnique: string) {
