@@ -1,13 +1,17 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { mantineCss } from './scripts/vite-mantine-css.js';
+import { zodSansJsonSchema } from './scripts/vite-zod-sans-json-schema.js';
 
-export default defineConfig({
+// `vite build`: the browser's files into dist/web (with a manifest: which CSS each page's chunk needs).
+// `vite build --ssr entry-server.tsx`: the prerender's module into dist/prerendu, which
+// scripts/prerender.ts runs to write the first screens' HTML (npm run build:web).
+export default defineConfig(({ isSsrBuild }) => ({
   root: 'src/web',
-  plugins: [react()],
-  build: {
-    outDir: '../../dist/web',
-    emptyOutDir: true,
-  },
+  plugins: [react(), mantineCss(), zodSansJsonSchema()],
+  build: isSsrBuild
+    ? { outDir: '../../dist/prerendu', emptyOutDir: true, copyPublicDir: false }
+    : { outDir: '../../dist/web', emptyOutDir: true, manifest: true },
   server: {
     proxy: {
       '/app/api': {
@@ -22,4 +26,4 @@ export default defineConfig({
       },
     },
   },
-});
+}));

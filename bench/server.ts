@@ -27,8 +27,9 @@ export async function freePorts(count: number): Promise<number[]> {
   return out;
 }
 
-export function startServer(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
+/** `options.root`: another checkout's build (a "before" figure); `options.nodeArgs`: e.g. `--import ./bench/boucle.mjs`. */
+export function startServer(env: Record<string, string>, options: { root?: string; nodeArgs?: string[] } = {}): ChildProcess {
+  return spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(options.root ?? ROOT, 'dist/server/main.js')], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,5 +1,5 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.js';
 
 test('the home page offers the three services, in French, and passes axe-core', async ({ page }, testInfo) => {
   await page.goto('/');

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { request as nouveauClient, expect, test, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { request as nouveauClient, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { expect, test } from './fixtures.js';
 
 const PASSWORD = 'la sainte victoire au loin';
 

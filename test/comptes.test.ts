@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMON_PASSWORD_COUNT } from '../src/server/auth/index.js';
+import { COMMON_PASSWORD_COUNT } from '../src/server/auth/motsDePasse.js';
 import { cookieOf, createTestApp, lienRecu, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;

@@ -153,6 +153,7 @@ describe('GET /logement (server-side search, sort, filter, pages)', () => {
   it('defaults to the newest first, 10 a page, with the total', async () => {
     const res = await list('');
     expect(res.json().total).toBe(12);
+    expect(res.json().totalExact).toBe(true);
     expect(res.json().data).toHaveLength(10);
     expect(numeros(res)[0]).toBe('013list00011');
   });
@@ -163,11 +164,11 @@ describe('GET /logement (server-side search, sort, filter, pages)', () => {
     expect(numeros(await list('q=zola'))).toEqual(['013list00003']);
     expect(numeros(await list(`q=${encodeURIComponent('saint exupery')}`))).toEqual(['013list00003']);
     expect(numeros(await list('q=benali%40example'))).toEqual(['013list00002']);
-    expect((await list('q=personne')).json()).toEqual({ data: [], total: 0 });
+    expect((await list('q=personne')).json()).toEqual({ data: [], total: 0, totalExact: true });
     // LIKE wildcards and quotes typed by a person are plain characters.
     expect((await list('q=%25')).json().total).toBe(0);
     expect((await list('q=%25%25%25')).json().total).toBe(0);
-    expect((await list(`q=${encodeURIComponent('"hel OR x*')}`)).json()).toEqual({ data: [], total: 0 });
+    expect((await list(`q=${encodeURIComponent('"hel OR x*')}`)).json()).toEqual({ data: [], total: 0, totalExact: true });
     expect(numeros(await list(`q=${encodeURIComponent('ène mar')}`))).toEqual(['013list00000']);
   });
 
@@ -209,7 +210,7 @@ describe('GET /logement (server-side search, sort, filter, pages)', () => {
     expect(last.json().total).toBe(12);
     const beyond = await list('page=9&pageSize=5');
     expect(beyond.statusCode).toBe(200);
-    expect(beyond.json()).toEqual({ data: [], total: 12 });
+    expect(beyond.json()).toEqual({ data: [], total: 12, totalExact: true });
     for (const bad of ['pageSize=7', 'pageSize=1000', 'page=0', 'page=abc', 'sort=motdepasse', 'order=up', 'status=Inconnu']) {
       const res = await list(bad);
       expect(res.statusCode, bad).toBe(400);

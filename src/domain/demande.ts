@@ -271,7 +271,15 @@ export const listeQuerySchema = z.object({
 export type ListeQuery = z.output<typeof listeQuerySchema>;
 export type ListeParams = z.input<typeof listeQuerySchema>;
 
-export const listeDemandesSchema = z.object({ data: z.array(ligneDemandeSchema), total: z.number() });
+/**
+ * Past this many matches, a searched or filtered list stops counting: `total` is this bound and `totalExact`
+ * false, shown « Plus de 1 000 demandes » (docs/decisions/0013). The whole list's total is always exact.
+ */
+export const TOTAL_BORNE = 1000;
+
+/** A page of the managers' list: `total` is exact when `totalExact`, else more than `total` (= TOTAL_BORNE) match. */
+export const listeDemandesSchema = z.object({ data: z.array(ligneDemandeSchema), total: z.number(), totalExact: z.boolean() });
+export type ListeDemandes = z.infer<typeof listeDemandesSchema>;
 
 /** The longest reason a refusal or a striking off may carry. */
 export const MOTIF_MAX = 1000;

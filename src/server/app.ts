@@ -23,7 +23,7 @@ import demandes from './features/demandes/index.js';
 import informationsRoutes from './features/informations/routes.js';
 import parametresRoutes from './features/parametres/routes.js';
 import { createMailer, type Mailer } from './mail/index.js';
-import { optionsJournal } from './securite/journal.js';
+import { JournalRequetes, optionsJournal } from './securite/journal.js';
 import { surveillerDebit } from './securite/lenteur.js';
 import { origineRefusee, origineRefuseeError } from './securite/origine.js';
 import { LocalStorage, type Storage } from './storage/index.js';
@@ -126,6 +126,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs } = config.http;
   const app = Fastify({
     logger: logger === false ? false : { level: config.logLevel, ...(typeof logger === 'object' ? logger : {}), ...optionsJournal() },
+    // One line per request, at its end, and none for a success at the default level (securite/journal.ts).
+    logController: new JournalRequetes(),
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 256 * 1024,
     // Timeouts (docs/security.md « Limites »): headers must all arrive within headersTimeout; a request
@@ -288,12 +290,26 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         if (filePath.includes(`${path.sep}assets${path.sep}`)) res.header('Cache-Control', 'public, max-age=31536000, immutable');
       },
     });
-    // Client-side routes: every other GET gets the app shell, which shows its own 404 page.
+    // Pages prerendered at build (scripts/prerender.ts): `/` → pages/index.html, `/logement` → pages/logement.html…
+    const pagesDir = path.join(webDir, 'pages');
+    const prerendered = new Map<string, string>();
+    if (fs.existsSync(pagesDir)) {
+      for (const entry of fs.readdirSync(pagesDir, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile() || !entry.name.endsWith('.html')) continue;
+        const file = path.relative(webDir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+        const route = file.slice('pages'.length, -'.html'.length);
+        prerendered.set(route === '/index' ? '/' : route, file);
+      }
+    }
+    // Client-side routes: a prerendered page gets its own HTML (content at first byte); every other GET gets
+    // the app shell (header and footer, the page drawn by the script), which shows its own 404 page.
     app.setNotFoundHandler((request, reply) => {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return reply.status(404).send(errorBody('NOT_FOUND', MESSAGES.pageIntrouvable));
       }
-      return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+      const page = prerendered.get(request.url.split('?', 1)[0]!);
+      // `cacheControl: false`: @fastify/static's own `public, max-age=0` would replace `no-cache`.
+      return reply.header('Cache-Control', 'no-cache').sendFile(page ?? 'index.html', { cacheControl: false });
     });
   } else {
     // Without the web app (API only), other paths answer in the documented shape too.

@@ -12,19 +12,21 @@ import type { Db, DbKind } from '../db/index.js';
 import { ApiError } from '../errors.js';
 import { mailConfirmationAdresse, mailNouveauMotDePasse } from '../features/compte/mails.js';
 import type { Mailer } from '../mail/index.js';
-import { motDePasseTropFacile, type Personne } from './motsDePasse.js';
+import { enArrierePlan } from '../worker/index.js';
+import type { Personne } from './motsDePasse.js';
 import { AccountThrottle, messageVerrouillage, ThrottleRepository, type ThrottleRule, type ThrottleScope } from './throttle.js';
+import { LectureSession } from './lecture-session.js';
 import { cookieOptions, keepSession, SESSION_OPTIONS, sessionRules } from './sessions.js';
 import { withHashedSessionTokens } from './sessions-tokens.js';
 
-export { COMMON_PASSWORD_COUNT } from './motsDePasse.js';
 
 /**
  * Too easy to guess (motsDePasse.ts): the 49,000 most common passwords, French words and names, keyboard
  * walks, sequences, repetitions, the district, and, when known, the person's own e-mail and names.
  */
-export function isCommonPassword(password: string, personne?: Personne): boolean {
-  return motDePasseTropFacile(password, personne);
+export function isCommonPassword(password: string, personne?: Personne): Promise<boolean> {
+  // On the background thread: its word lists (~50 MB once read) live there, and leave with it when idle.
+  return enArrierePlan('motDePasseTropFacile', password, personne ?? {});
 }
 
 /** Endpoints that set a password: the common-password rule applies to each. */
@@ -221,7 +223,7 @@ export function createAuth(deps: {
         if (!PASSWORD_PATHS.has(ctx.path)) return;
         const body = ctx.body as { password?: unknown; newPassword?: unknown } | undefined;
         const password = body?.newPassword ?? body?.password;
-        if (typeof password === 'string' && isCommonPassword(password, await personneOf(ctx))) {
+        if (typeof password === 'string' && (await isCommonPassword(password, await personneOf(ctx)))) {
           // The app's own services (sign-up calls auth.api) get the app's error, with the field named.
           if (!ctx.request) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
           throw new APIError('BAD_REQUEST', { message: MOT_DE_PASSE_COURANT, code: 'PASSWORD_TOO_COMMON' });
@@ -244,10 +246,34 @@ export interface SessionUser {
   userType: string;
 }
 
-/** The signed-in user of this HTTP request, or null (no cookie: no database look-up). */
+const lectures = new WeakMap<Auth, Promise<LectureSession>>();
+
+/** The session read of the app's routes (lecture-session.ts), made once per auth instance. */
+function lectureSession(auth: Auth, db: Db): Promise<LectureSession> {
+  let lecture = lectures.get(auth);
+  if (!lecture) {
+    lecture = auth.$context.then((context) => new LectureSession(db, { name: context.authCookies.sessionToken.name, secret: context.secret }));
+    lectures.set(auth, lecture);
+  }
+  return lecture;
+}
+
+/**
+ * The signed-in user of this HTTP request, or null (no cookie: no database look-up). One indexed query
+ * (lecture-session.ts); better-auth's own getSession only when it has a write to make (an expired
+ * session to delete, an expiry to move forward).
+ */
 export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<SessionUser | null> {
   const cookie = request.headers.cookie;
   if (!cookie || !cookie.includes('session_token')) return null;
+  const { db } = request.server.deps;
+  const lue = await (await lectureSession(auth, db)).lire(cookie);
+  if (lue === null) return null;
+  if (lue !== 'better-auth') {
+    // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
+    if (!(await keepSession(db, { id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType))) return null;
+    return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant' };
+  }
   const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
   if (!session) return null;
   const user = session.user as typeof session.user & { userType?: string };

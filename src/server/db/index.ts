@@ -1,9 +1,10 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
-import pg from 'pg';
-import Cursor from 'pg-cursor';
+import type pg from 'pg';
+import type Cursor from 'pg-cursor';
 import * as m0001 from './migrations/0001_housing_requests.js';
 import * as m0002 from './migrations/0002_accounts.js';
 import * as m0003 from './migrations/0003_manager_list.js';
@@ -14,10 +15,14 @@ import * as m0007 from './migrations/0007_auth_throttle.js';
 import * as m0008 from './migrations/0008_session_hardening.js';
 import * as m0009 from './migrations/0009_cycle_de_vie.js';
 import * as m0010 from './migrations/0010_effacement.js';
+import * as m0011 from './migrations/0011_search_by_rowid.js';
+import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
+
+const require = createRequire(import.meta.url);
 
 /**
  * camelCase in code, snake_case in the database, one letter at a time so that the spec's names
@@ -84,6 +89,7 @@ const migrations: Record<string, Migration> = {
   '0008_session_hardening': m0008,
   '0009_cycle_de_vie': m0009,
   '0010_effacement': m0010,
+  '0011_search_by_rowid': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -93,25 +99,45 @@ export interface DbHandle {
   kind: DbKind;
 }
 
+/**
+ * The driver under a Db, for the few hot reads that run a statement prepared once instead of going
+ * through Kysely (features/demandes/repository.ts `findStatut`).
+ */
+export type Natif = { kind: 'sqlite'; sqlite: SqliteDatabase.Database } | { kind: 'postgres'; pool: pg.Pool };
+const natifs = new WeakMap<Db, Natif>();
+export function natif(db: Db): Natif | undefined {
+  return natifs.get(db);
+}
+
 /** Opens the database: PostgreSQL when a URL is given, else the SQLite file `dataDir/app.db`. */
 export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; onIdleError?: (error: Error) => void }): DbHandle {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // pg loads only for PostgreSQL (an SQLite installation never pays for it).
+    const { Pool } = require('pg') as typeof pg;
+    const cursor = require('pg-cursor') as typeof Cursor;
+    const pool = new Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle connection that dies (database restart, network cut) must not crash the process: the pool
     // drops it and the next query opens a new one.
     pool.on('error', (error) => options.onIdleError?.(error));
-    return { kind: 'postgres', db: new Kysely<Database>({ dialect: dialecteTemoin(new PostgresDialect({ pool, cursor: Cursor })), plugins: [new NamingPlugin()] }) };
+    const db = new Kysely<Database>({ dialect: dialecteTemoin(new PostgresDialect({ pool, cursor })), plugins: [new NamingPlugin()] });
+    natifs.set(db, { kind: 'postgres', pool });
+    return { kind: 'postgres', db };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new SqliteDatabase(path.join(options.dataDir, 'app.db'));
-  // WAL for concurrent readers; FULL because WAL's default NORMAL can lose a committed transaction on power loss.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  // WAL for concurrent readers. Durable commits without an fsync on the event loop (docs/decisions/0014):
+  // NORMAL writes the WAL at commit, and durable.ts waits for its fsync on the thread pool before the
+  // caller goes on. Where WAL is refused (some network file systems), FULL syncs each commit in place.
+  const wal = sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+  sqlite.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // A full or read-only disk keeps its own error (pannes.ts: no ROLLBACK once SQLite has ended the transaction).
-  const dialect = dialecteTemoin(new SqliteDialect({ database: withStatementCache(sqlite) }), () => sqlite.inTransaction);
-  return { kind: 'sqlite', db: new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] }) };
+  const sqliteDialect = new SqliteDialect({ database: withStatementCache(sqlite) });
+  const dialect = dialecteTemoin(wal ? durableApresCommit(sqliteDialect, sqlite, `${sqlite.name}-wal`) : sqliteDialect, () => sqlite.inTransaction);
+  const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] });
+  natifs.set(db, { kind: 'sqlite', sqlite });
+  return { kind: 'sqlite', db };
 }
 
 /** The app's migrations, in order (tests step through them with `migrateTo`). */

@@ -1,8 +1,11 @@
 import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
+import type pg from 'pg';
 import type { EvenementDirect } from '../../domain/demande.js';
 
+/** pg loads with the first PostgreSQL bus (never on SQLite). */
+const pgModule = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
 
 /** Publishes status changes to every server instance; each instance hands them to its SSE clients. */
 export interface EventBus {
@@ -46,12 +49,12 @@ export class PostgresBus extends LocalBus {
     private readonly log: FastifyBaseLogger,
   ) {
     super();
-    this.pool = new pg.Pool({ connectionString: url, max: 2 });
+    this.pool = new (pgModule().Pool)({ connectionString: url, max: 2 });
     this.pool.on('error', (error) => this.log.warn({ err: error }, 'connexion inactive perdue (publication)'));
   }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new (pgModule().Client)({ connectionString: this.url });
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
       try {

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ExpressionBuilder } from 'kysely';
-import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbKind } from '../db/index.js';
 import type { Database, MailOutboxTable } from '../db/schema.js';
 import { syncDir } from '../storage/index.js';
+import { enArrierePlan } from '../worker/index.js';
 
 export interface Mail {
   to: string;
@@ -69,23 +69,31 @@ export interface OutboxOptions {
 
 type Deliver = (mail: Omit<Mail, 'piecesJointes'> & { from: string; attachments?: PieceJointe[] }) => Promise<void>;
 
+/**
+ * The message is composed (MIME, attachments encoded) on the background thread (src/server/worker), the
+ * event loop only sends the bytes; nodemailer's SMTP client loads at the first delivery.
+ */
 function smtpDeliver(smtpUrl: string): Deliver {
-  // Bounded waits: a claimed row is taken back by another instance after CLAIM_TIMEOUT_MS.
-  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
+  let transport: Promise<{ sendMail(mail: object): Promise<unknown> }> | undefined;
   return async (mail) => {
-    await transport.sendMail(mail);
+    // Bounded waits: a claimed row is taken back by another instance after CLAIM_TIMEOUT_MS.
+    transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 }),
+    );
+    const sender = await transport;
+    const { message, envelope } = await enArrierePlan('composerMail', mail, 'windows');
+    await sender.sendMail({ envelope, raw: Buffer.from(message.buffer, message.byteOffset, message.byteLength) });
   };
 }
 
-/** Without SMTP, each message is written as an .eml file (temp file then rename). */
+/** Without SMTP, each message is written as an .eml file (temp file then rename), composed on the background thread. */
 function fileDeliver(dir: string): Deliver {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return async (mail) => {
-    const info = await transport.sendMail(mail);
+    const info = await enArrierePlan('composerMail', mail, 'unix');
     await fsp.mkdir(dir, { recursive: true });
     const name = `${new Date().toISOString().replace(/[:.]/gu, '-')}-${randomUUID().slice(0, 8)}.eml`;
     const tmp = path.join(dir, `.${name}.tmp`);
-    await fsp.writeFile(tmp, info.message as Buffer, { flush: true });
+    await fsp.writeFile(tmp, info.message, { flush: true });
     await fsp.rename(tmp, path.join(dir, name));
     // The rename durable too before the row is marked sent (a stub left by a crash is swept at start).
     await syncDir(dir);

@@ -12,7 +12,7 @@
  *    free-text messages (`masquerTexte`: the same, plus any bare token-like word), so better-auth's
  *    messages, error messages and whatever a future log line holds are covered too.
  */
-import type { FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 
 export const MASQUE = '[masqué]';
 
@@ -157,4 +157,35 @@ export function optionsJournal(): Record<string, unknown> {
       streamWrite: masquerLigne,
     },
   };
+}
+
+/** A request that takes this long or longer is logged at `warn`, whatever its answer. */
+export const REQUETE_LENTE_MS = 1000;
+
+type Niveau = 'error' | 'warn' | 'info' | 'debug';
+
+/** The level of a request's one log line: errors and 5xx, slow requests, 4xx, then the rest. */
+export function niveauRequete(error: unknown, statusCode: number, ms: number): Niveau {
+  if (error || statusCode >= 500) return 'error';
+  if (ms >= REQUETE_LENTE_MS) return 'warn';
+  return statusCode >= 400 ? 'info' : 'debug';
+}
+
+/**
+ * Fastify's per-request logging, cheaper (docs/security.md « Journal »): one line per request, when it
+ * ends, holding the method, the masked URL, the status and the time — at `error` for a failure or a
+ * 5xx, `warn` past REQUETE_LENTE_MS, `info` for a 4xx (refusals, rate limits, unknown numéros) and
+ * `debug` for the rest. At the default level (`info`) a successful request writes nothing, and costs
+ * no serialisation; Fastify's own two lines (« incoming request », « request completed ») are gone.
+ */
+export class JournalRequetes extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const ms = reply.elapsedTime;
+    const niveau = niveauRequete(error, reply.statusCode, ms);
+    const log = reply.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+    if (log.isLevelEnabled && !log.isLevelEnabled(niveau)) return;
+    log[niveau]({ req: request, res: reply, responseTime: ms, ...(error ? { err: error } : {}) }, error ? 'request errored' : 'request completed');
+  }
 }

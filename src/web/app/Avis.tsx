@@ -1,3 +1,8 @@
+import '@mantine/core/styles/Loader.layer.css';
+import '@mantine/core/styles/UnstyledButton.layer.css';
+import '@mantine/core/styles/CloseButton.layer.css';
+// The core component each notice is drawn with (scripts/vite-mantine-css.ts sees only '@mantine/core' imports).
+import '@mantine/core/styles/Notification.layer.css';
 import { Notifications } from '@mantine/notifications';
 import '@mantine/notifications/styles.css';
 

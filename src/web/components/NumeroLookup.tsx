@@ -1,7 +1,5 @@
-import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Group, TextInput } from '@mantine/core';
-import { useMemo } from 'react';
-import { useForm } from 'react-hook-form';
+import { useRef, useState, type FormEvent } from 'react';
 import { normaliseNumeroUnique } from '../../domain/normalise.js';
 import { z } from '../../domain/zod.js';
 
@@ -18,23 +16,44 @@ const normalise = z.string().transform(normaliseNumeroUnique);
 const lookupSchema = (numero: z.ZodType<string, string>) =>
   z.object({ numero: z.string().trim().min(1, { error: 'Saisissez votre numéro unique.' }).pipe(numero) });
 
-/** "Follow my request" form: a non-empty number is required; it is normalised before use. */
+/**
+ * "Follow my request" form: a non-empty number is required; it is normalised before use. One field: no form
+ * library (the housing page's first load does not carry react-hook-form). As with the request form, the
+ * check runs on submit, then again on each change once submitted.
+ */
 export function NumeroLookup({ label, description, submitLabel, schema = normalise, onFound }: Props) {
-  const {
-    register,
-    handleSubmit,
-    formState: { errors },
-  } = useForm({ resolver: useMemo(() => zodResolver(lookupSchema(schema)), [schema]), defaultValues: { numero: '' } });
+  const [error, setError] = useState<string | undefined>();
+  const [submitted, setSubmitted] = useState(false);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const validate = (value: string) => {
+    const result = lookupSchema(schema).safeParse({ numero: value });
+    return result.success ? { numero: result.data.numero } : { error: result.error.issues[0]?.message ?? 'Numéro invalide.' };
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setSubmitted(true);
+    // Uncontrolled: what was typed in the prerendered page before the script ran is kept.
+    const result = validate(inputRef.current?.value ?? '');
+    setError(result.error);
+    if (result.error !== undefined) inputRef.current?.focus();
+    else onFound(result.numero!);
+  };
 
   return (
-    <form onSubmit={handleSubmit(({ numero }) => onFound(numero))} noValidate>
+    <form onSubmit={onSubmit} noValidate>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <TextInput
-          {...register('numero')}
+          ref={inputRef}
+          name="numero"
+          defaultValue=""
+          onChange={(e) => {
+            if (submitted) setError(validate(e.currentTarget.value).error);
+          }}
           label={label}
           description={description}
           placeholder="013…"
-          error={errors.numero?.message}
+          error={error}
           autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}

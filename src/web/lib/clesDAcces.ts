@@ -119,11 +119,12 @@ function subscribe(listener: () => void): () => void {
 
 /** The numéros whose key this device keeps, kept up to date when keys are saved or forgotten. */
 export function useNumerosEnregistres(): string[] {
-  const snapshot = useSyncExternalStore(subscribe, () => numerosEnregistres().join('\n'));
+  // The prerendered page (and the hydration of it) shows none; the device's own come right after.
+  const snapshot = useSyncExternalStore(subscribe, () => numerosEnregistres().join('\n'), () => '');
   return snapshot ? snapshot.split('\n') : [];
 }
 
 /** Whether this request's key is remembered, kept up to date. */
 export function useEstMemorisee(numeroUnique: string): boolean {
-  return useSyncExternalStore(subscribe, () => estMemorisee(numeroUnique));
+  return useSyncExternalStore(subscribe, () => estMemorisee(numeroUnique), () => false);
 }

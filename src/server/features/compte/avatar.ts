@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { fileTypeFromBuffer } from 'file-type';
-import sharp from 'sharp';
 import { isPhotoType, PHOTO_MAX_OCTETS, PHOTO_TAILLE_MESSAGE, PHOTO_TYPE_MESSAGE, uidSchema } from '../../../domain/compte.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
@@ -49,10 +47,13 @@ export function avatarRoutes(repository: CompteRepository) {
         }
         throw error;
       }
+      // file-type and sharp load with the first picture.
+      const { fileTypeFromBuffer } = await import('file-type');
       const type = (await fileTypeFromBuffer(input))?.mime;
       if (!isPhotoType(type)) {
         throw new ApiError(415, 'UNSUPPORTED_FILE_TYPE', PHOTO_TYPE_MESSAGE);
       }
+      const { default: sharp } = await import('sharp');
       let output: Buffer;
       try {
         output = await sharp(input).rotate().resize(AVATAR_SIZE, AVATAR_SIZE, { fit: 'cover' }).webp({ quality: 80 }).toBuffer();

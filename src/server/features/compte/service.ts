@@ -67,7 +67,7 @@ export class CompteService {
   async inscrire(input: Inscription, headers: IncomingHttpHeaders): Promise<{ user: UserRow; cookies: string[] }> {
     const { repository, auth, rues } = this.deps;
     if (!rues.has(input.rue)) throw new ApiError(400, 'VALIDATION', RUE_INCONNUE, { rue: RUE_INCONNUE });
-    if (isCommonPassword(input.password)) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
+    if (await isCommonPassword(input.password)) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
 
     let created: { headers: Headers; userId: string };
     try {

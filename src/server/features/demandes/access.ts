@@ -5,6 +5,7 @@ import { MESSAGES } from '../../../domain/erreurs.js';
 import { compteDe } from '../../auth/guards.js';
 import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
+import type { DemandeStatutRow } from './lecture-statut.js';
 import type { DemandesRepository } from './repository.js';
 
 /** Header that carries a request's private key on API calls (docs/produit.md « Confidentialité »). */
@@ -24,14 +25,17 @@ export function privateLink(publicUrl: string, numeroUnique: string, accessKey: 
   return `${publicUrl}/logement/${encodeURIComponent(numeroUnique)}#cle=${accessKey}`;
 }
 
-function keyMatches(row: DemandeRow, presented: string): boolean {
+/** What decides who sees a request in full: its private key's hash and its owner. */
+export type AccesRow = Pick<DemandeRow, 'accessKeyHash' | 'ownerUserId'>;
+
+function keyMatches(row: AccesRow, presented: string): boolean {
   const expected = Buffer.from(row.accessKeyHash, 'hex');
   const actual = Buffer.from(hashAccessKey(presented), 'hex');
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
 /** Whether the request's private key rides on this HTTP request. */
-export function holdsPrivateKey(request: FastifyRequest, row: DemandeRow): boolean {
+export function holdsPrivateKey(request: FastifyRequest, row: AccesRow): boolean {
   const header = request.headers[ACCESS_KEY_HEADER];
   const presented = Array.isArray(header) ? header[0] : header;
   return typeof presented === 'string' && presented.length > 0 && presented.length <= 128 && keyMatches(row, presented);
@@ -41,7 +45,7 @@ export function holdsPrivateKey(request: FastifyRequest, row: DemandeRow): boole
  * Whether this HTTP request may see the housing request in full (docs/produit.md « Confidentialité »):
  * the holder of its private link, its owner, managers and admins.
  */
-export async function hasFullAccess(request: FastifyRequest, row: DemandeRow): Promise<boolean> {
+export async function hasFullAccess(request: FastifyRequest, row: AccesRow): Promise<boolean> {
   if (await estDemandeur(request, row)) return true;
   const user = await compteDe(request);
   return user !== null && isGestionnaire(user.userType);
@@ -51,7 +55,7 @@ export async function hasFullAccess(request: FastifyRequest, row: DemandeRow): P
  * Whether this HTTP request comes from the requester: the holder of the private key or the owning account.
  * Managers see the request in full but act in nobody's name (they erase on request, recorded as theirs).
  */
-export async function estDemandeur(request: FastifyRequest, row: DemandeRow): Promise<boolean> {
+export async function estDemandeur(request: FastifyRequest, row: AccesRow): Promise<boolean> {
   if (holdsPrivateKey(request, row)) return true;
   const user = await compteDe(request);
   return user !== null && user.id === row.ownerUserId;
@@ -60,6 +64,13 @@ export async function estDemandeur(request: FastifyRequest, row: DemandeRow): Pr
 /** The request of this numéro (withdrawn and erased ones excluded), or 404 in French. */
 export async function demandeOu404(repository: DemandesRepository, numeroUnique: string): Promise<DemandeRow> {
   const row = await repository.findByNumero(numeroUnique);
+  if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+  return row;
+}
+
+/** The status lookup's columns of the request of this numéro (erased ones excluded), or 404 in French. */
+export async function statutOu404(repository: DemandesRepository, numeroUnique: string): Promise<DemandeStatutRow> {
+  const row = await repository.findStatut(numeroUnique);
   if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
   return row;
 }

@@ -1,6 +1,7 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont } from 'pdf-lib';
+import type { PDFFont } from 'pdf-lib';
 import { formatJour } from '../../../domain/dates.js';
 import type { DemandeRow } from '../../db/schema.js';
+import { enArrierePlan } from '../../worker/index.js';
 
 /** The office that registers the requests, as the attestation names it. */
 export const GUICHET = ['Mairie annexe du Jas de Bouffan', 'Rue Charloun-Rieu', '13090 Aix-en-Provence'];
@@ -40,6 +41,8 @@ function peutEcrire(font: PDFFont, ch: string): boolean {
  * the numéro unique, the applicant's name, the registration date, the validity's end, the office.
  */
 export async function attestationPdf(row: Pick<DemandeRow, 'numeroUnique' | 'prenom' | 'nom' | 'dateDEnregistrement' | 'valideJusqua'>, emiseLe: Date): Promise<Buffer> {
+  // pdf-lib loads when a PDF is first composed (on the background thread: attestationHorsBoucle).
+  const { PDFDocument, rgb, StandardFonts } = await import('pdf-lib');
   const pdf = await PDFDocument.create();
   pdf.setTitle(`Attestation d’enregistrement — demande n° ${row.numeroUnique}`);
   pdf.setAuthor('Mairie annexe du Jas de Bouffan, Aix-en-Provence');
@@ -94,4 +97,11 @@ export async function attestationPdf(row: Pick<DemandeRow, 'numeroUnique' | 'pre
   ligne(`Fait à Aix-en-Provence, le ${formatJour(emiseLe.toISOString())}.`, { avant: 24 });
   ligne('Mairie annexe du Jas de Bouffan — Quartier Vivant', { font: bold, avant: 6 });
   return Buffer.from(await pdf.save());
+}
+
+/** The same PDF, composed on the background thread (src/server/worker): the event loop stays free. */
+export async function attestationHorsBoucle(row: Pick<DemandeRow, 'numeroUnique' | 'prenom' | 'nom' | 'dateDEnregistrement' | 'valideJusqua'>, emiseLe: Date): Promise<Buffer> {
+  const { numeroUnique, prenom, nom, dateDEnregistrement, valideJusqua } = row;
+  const bytes = await enArrierePlan('attestation', { numeroUnique, prenom, nom, dateDEnregistrement, valideJusqua }, emiseLe.toISOString());
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -1,4 +1,5 @@
-import archiver, { type Archiver } from 'archiver';
+import { createRequire } from 'node:module';
+import type archiverType from 'archiver';
 import contentDisposition from 'content-disposition';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -21,7 +22,9 @@ const nomDansLeZip = (storageKey: string) => storageKey.split('/').pop()!;
  * A zip streamed as it is written (no compression: PDF and JPEG already are), with the headers of every
  * user file (never cached, never rendered as a page of the site).
  */
-export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName: string): Archiver {
+export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName: string): archiverType.Archiver {
+  // archiver loads with the first zip asked for.
+  const archiver = createRequire(import.meta.url)('archiver') as typeof archiverType;
   const archive = archiver('zip', { store: true });
   archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
   archive.on('error', (error) => request.log.error({ err: error }, 'zip'));
@@ -33,7 +36,7 @@ export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName
  * One request's data in the zip, under `demande-<numéro>/`: demande.json (every field, the documents'
  * descriptions and the status history with refusal reasons) and each document's file under documents/.
  */
-export async function ajouterDemande(archive: Archiver, deps: { repository: DemandesRepository; storage: Storage }, row: DemandeRow): Promise<void> {
+export async function ajouterDemande(archive: archiverType.Archiver, deps: { repository: DemandesRepository; storage: Storage }, row: DemandeRow): Promise<void> {
   const { repository, storage } = deps;
   const dossier = `demande-${row.numeroUnique}/`;
   const docs = await repository.listDocuments(row.id);

@@ -1,4 +1,5 @@
-import { stringify, type Stringifier } from 'csv-stringify';
+import { createRequire } from 'node:module';
+import type { stringify as stringifyType, Stringifier } from 'csv-stringify';
 import type { FastifyBaseLogger } from 'fastify';
 import { CHAMPS_DEMANDE, COLONNES_CSV, valeurLue } from '../../../domain/demande.js';
 import type { DemandeRow } from '../../db/schema.js';
@@ -9,6 +10,8 @@ import { toComplete } from './vues.js';
  * (dd/mm/yyyy, option labels), the columns of COLONNES_CSV. Rows stream from the database.
  */
 export function exportCsv(rows: AsyncIterable<DemandeRow>, log: FastifyBaseLogger): Stringifier {
+  // csv-stringify loads with the first export.
+  const { stringify } = createRequire(import.meta.url)('csv-stringify') as { stringify: typeof stringifyType };
   const csv = stringify({
     bom: true,
     delimiter: ';',

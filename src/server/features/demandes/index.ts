@@ -6,7 +6,7 @@ import { routesDonneesCompte } from './donnees.js';
 import { evenementsRoutes } from './evenements.js';
 import { routesGestion } from './gestion.js';
 import { DemandesRepository } from './repository.js';
-import { attestationPdf, nomAttestation } from './attestation.js';
+import { attestationHorsBoucle, nomAttestation } from './attestation.js';
 import { planifierCycleDeVie } from './cycleDeVie.js';
 import { routesCompte, routesPubliques } from './routes.js';
 import { routesCycleDeVie } from './routes-cycle.js';
@@ -34,7 +34,7 @@ export default async function demandes(app: FastifyInstance): Promise<void> {
   // The first e-mail's attestation, composed when the mail leaves (a request erased meanwhile: none).
   mailer.resoudrePiecesJointes('attestation', async (ref) => {
     const row = await repository.findById(ref.demandeId);
-    return row ? { filename: nomAttestation(row.numeroUnique), content: await attestationPdf(row, app.deps.now()), contentType: 'application/pdf' } : null;
+    return row ? { filename: nomAttestation(row.numeroUnique), content: await attestationHorsBoucle(row, app.deps.now()), contentType: 'application/pdf' } : null;
   });
   planifierCycleDeVie(app, { repository, mailer, bus, storage: app.deps.storage, config, now: app.deps.now, log: app.log });
 }

@@ -1,11 +1,22 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { COLONNES_LIGNE, texteDeRecherche, type DemandeCreation, type EvenementStatut, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import {
+  COLONNES_LIGNE,
+  texteDeRecherche,
+  TOTAL_BORNE,
+  type DemandeCreation,
+  type EvenementStatut,
+  type LigneDemande,
+  type ListeDemandes,
+  type ListeQuery,
+  type Tri,
+} from '../../../domain/demande.js';
 import { foldForSearch } from '../../../domain/normalise.js';
 import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cycleDeVie.js';
 import { STATUT_INITIAL, STATUT_RADIEE, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
 import type { Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
+import { lecturesConsultation, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
 
 /** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
@@ -54,6 +65,24 @@ export class DemandesRepository {
 
   findByNumero(numeroUnique: string, trx: Db = this.db): Promise<DemandeRow | undefined> {
     return trx.selectFrom('housingRequests').selectAll().where('numeroUnique', '=', numeroUnique).where('effaceeLe', 'is', null).executeTakeFirst();
+  }
+
+  private lectures: ReturnType<typeof lecturesConsultation> | undefined;
+
+  /**
+   * The lookup's reads (GET /logement/:numeroUnique), by statements prepared once (lecture-statut.ts),
+   * erased requests excluded: the columns that decide access and make the status view, by numéro…
+   */
+  findStatut(numeroUnique: string): Promise<DemandeStatutRow | undefined> {
+    this.lectures ??= lecturesConsultation(this.db);
+    return this.lectures.statut.first(numeroUnique);
+  }
+
+  /** …and, for a full view, what it shows of the request and of its documents, by id. */
+  async findComplete(id: string): Promise<{ row: DemandeCompleteRow; documents: DocumentVueRow[] } | undefined> {
+    this.lectures ??= lecturesConsultation(this.db);
+    const row = await this.lectures.complete.first(id);
+    return row && { row, documents: await this.lectures.documents.all(id) };
   }
 
   /** The request by numéro or by id, locked until the transaction ends on PostgreSQL (SQLite writes one at a time). */
@@ -232,73 +261,106 @@ export class DemandesRepository {
   }
 
   /**
-   * Search (every word, anywhere in the folded text) and status filter. On SQLite, words of 3 letters or
-   * more go through the trigram index (migration 0003); on PostgreSQL the pg_trgm index serves LIKE itself.
+   * Search (every word, anywhere in the folded text) and the filters. On SQLite, the words of 3 letters or
+   * more go through the trigram index together, as one FTS5 query on rowids (migrations 0003, 0011); on
+   * PostgreSQL the pg_trgm index serves LIKE itself. `walk` (SQLite, a list with more matches than
+   * TOTAL_BORNE): the filters do not use their own indexes (`+column`), so that SQLite walks the sort
+   * column's index and stops at the page instead of reading and sorting every match (docs/decisions/0013).
    */
-  private filtered<O>(query: SelectQueryBuilder<Database, 'housingRequests', O>, q: ListeQuery): SelectQueryBuilder<Database, 'housingRequests', O> {
-    // Withdrawn and erased requests (anonymous tombstones) are in no list, count or export.
-    let out = query.where('effaceeLe', 'is', null);
-    if (q.status) out = out.where('statutDeLaDemande', '=', q.status);
-    if (q.expiration === 'radiee') out = out.where('statutDeLaDemande', '=', STATUT_RADIEE);
+  private filtered<O>(
+    query: SelectQueryBuilder<Database, 'housingRequests', O>,
+    q: ListeQuery,
+    { walk = false }: { walk?: boolean } = {},
+  ): SelectQueryBuilder<Database, 'housingRequests', O> {
+    // `+column` keeps SQLite from driving the query by that column's index.
+    const col = (name: string) => sql.raw(walk && this.kind === 'sqlite' ? `+${name}` : name);
+    const { trigrammes, autres } = this.mots(q);
+    let out = query;
+    // Withdrawn and erased requests (anonymous tombstones) are in no list, count or export. Their search text
+    // is empty, so they have no trigram: a search through the trigram index leaves them out by itself.
+    if (!trigrammes) out = out.where('effaceeLe', 'is', null);
+    if (q.status) {
+      out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${q.status}`);
+      // The same filter on the rank: sorted by status, the rank's index gives the page directly.
+      if (q.sort === 'statutDeLaDemande') out = out.where('statutRang', '=', statutRang(q.status as Statut));
+    }
+    if (q.expiration === 'radiee') out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${STATUT_RADIEE}`);
     else if (q.expiration) {
+      // Written as migration 0011's partial index of open requests (literals): SQLite then reads that index.
       const now = this.now();
-      out = out.where('statutDeLaDemande', 'not in', STATUTS_CLOTURES);
+      if (trigrammes) out = out.where('effaceeLe', 'is', null);
+      out = out.where(sql<boolean>`statut_de_la_demande not in (${sql.raw(STATUTS_CLOTURES.map((s) => `'${s}'`).join(', '))})`);
       out =
         q.expiration === 'expiree'
           ? out.where('valideJusqua', '<=', now.toISOString())
           : out.where('valideJusqua', '>', now.toISOString()).where('valideJusqua', '<=', new Date(now.getTime() + BIENTOT_JOURS * 86_400_000).toISOString());
     }
-    for (const word of q.q ? foldWords(q.q) : []) {
-      const pattern = `%${escapeLike(word)}%`;
-      out =
-        this.kind === 'sqlite' && [...word].length >= 3
-          ? // A quoted phrase in a trigram table matches anywhere in the text, like LIKE '%word%', by index.
-            out.where(sql<boolean>`id in (select id from housing_search where housing_search match ${`"${word.replace(/"/gu, '""')}"`})`)
-          : out.where(sql<boolean>`search_text like ${pattern} escape '\\'`);
-    }
+    // A quoted phrase in a trigram table matches anywhere in the text, like LIKE '%word%', by index.
+    if (trigrammes) out = out.where(sql<boolean>`${col('rowid')} in (select rowid from housing_search where housing_search match ${trigrammes})`);
+    for (const word of autres) out = out.where(sql<boolean>`search_text like ${`%${escapeLike(word)}%`} escape '\\'`);
     return out;
   }
 
-  async count(q: ListeQuery): Promise<number> {
-    const { total } = await this.filtered(
-      this.db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number | string>().as('total')),
-      q,
-    ).executeTakeFirstOrThrow();
-    return Number(total);
+  /** The search's words: on SQLite, those of 3 letters or more as one FTS5 query (every word), the others for LIKE. */
+  private mots(q: ListeQuery): { trigrammes: string | null; autres: string[] } {
+    const words = q.q ? foldWords(q.q) : [];
+    if (this.kind !== 'sqlite') return { trigrammes: null, autres: words };
+    const longs = words.filter((w) => [...w].length >= 3);
+    return {
+      trigrammes: longs.length > 0 ? longs.map((w) => `"${w.replace(/"/gu, '""')}"`).join(' AND ') : null,
+      autres: words.filter((w) => [...w].length < 3),
+    };
   }
 
-  /** One page of the managers' list and the number of matches (docs/decisions 0007, 0009). */
-  async page(q: ListeQuery): Promise<{ data: LigneDemande[]; total: number }> {
-    const base = this.db.selectFrom('housingRequests');
-    const column = SORT_COLUMN[q.sort];
-    const offset = (q.page - 1) * q.pageSize;
-
-    if (q.q && this.kind === 'sqlite') {
-      // SQLite: the matches come from the trigram index; one pass gives the page and the total (window
-      // count). PostgreSQL plans better with the two queries below (bitmap count, index-ordered page).
-      const rows = await this.filtered(base.select([...COLONNES_LIGNE, sql<number | string>`count(*) over ()`.as('total')]), q)
-        .orderBy(column, q.order)
-        .orderBy('id', q.order)
-        .limit(q.pageSize)
-        .offset(offset)
-        .execute();
-      const total = rows.length > 0 ? Number(rows[0]!.total) : await this.count(q);
-      return { data: rows.map(({ total: _total, ...row }) => row as LigneDemande), total };
+  /**
+   * The list's total (docs/decisions/0013). The whole list: exact, every request but the erased ones (SQLite
+   * counts a table without reading it, the erased ones come from their index; PostgreSQL keeps the number in
+   * housing_requests_total, migration 0011). A search or a filter: counted
+   * up to TOTAL_BORNE + 1 matches only; past TOTAL_BORNE the total is TOTAL_BORNE and not exact.
+   */
+  async compter(q: ListeQuery): Promise<{ total: number; exact: boolean }> {
+    const { trigrammes, autres } = this.mots(q);
+    if (!trigrammes && autres.length === 0 && !q.status && !q.expiration) {
+      const { rows } =
+        this.kind === 'postgres'
+          ? await sql<{ n: number | string }>`select n from housing_requests_total where id = 1`.execute(this.db)
+          : await sql<{ n: number | string }>`select (select count(*) from housing_requests)
+              - (select count(*) from housing_requests where effacee_le is not null) as n`.execute(this.db);
+      return { total: Number(rows[0]!.n), exact: true };
     }
+    // SQLite, a search and nothing else: counted in the trigram index alone.
+    const bounded =
+      trigrammes && autres.length === 0 && !q.status && !q.expiration
+        ? sql<{ n: number | string }>`select count(*) as n from (select rowid from housing_search where housing_search match ${trigrammes} limit ${TOTAL_BORNE + 1})`
+        : sql<{ n: number | string }>`select count(*) as n from (${this.filtered(this.db.selectFrom('housingRequests').select(sql`1`.as('un')), q).limit(TOTAL_BORNE + 1)}) as m`;
+    const n = Number((await bounded.execute(this.db)).rows[0]!.n);
+    return n > TOTAL_BORNE ? { total: TOTAL_BORNE, exact: false } : { total: n, exact: true };
+  }
 
-    const total = await this.count(q);
-    if (offset >= total) return { data: [], total };
-    // Deep pages are read from the other end: OFFSET 99,990 would walk the whole index.
-    const fromEnd = offset > total / 2;
+  /** One page of the managers' list and its total, exact or bounded (docs/decisions 0007, 0009, 0013). */
+  async page(q: ListeQuery): Promise<ListeDemandes> {
+    const { total, exact } = await this.compter(q);
+    const offset = (q.page - 1) * q.pageSize;
+    if (exact && offset >= total) return { data: [], total, totalExact: true };
+    const column = SORT_COLUMN[q.sort];
+    // Deep pages are read from the other end when the total is known: OFFSET 99,990 would walk the whole index.
+    const fromEnd = exact && offset > total / 2;
     const order = fromEnd ? (q.order === 'asc' ? 'desc' : 'asc') : q.order;
     const limit = fromEnd ? Math.min(q.pageSize, total - offset) : q.pageSize;
-    const rows = (await this.filtered(base.select([...COLONNES_LIGNE]), q)
-      .orderBy(column, order)
+    // Few matches: read them and sort them. Many: walk the sort index and stop at the page (the search checked
+    // on the walked index entries by rowid, without reading their rows: a LIKE on each row would read every row
+    // before the first match, all the names before « M » for « martin » sorted by name).
+    // Few matches of a search or a filter (SQLite): `+column` keeps the planner from walking the sort index
+    // through rows that do not match (expired requests are the oldest: sorted by date, it would read most rows).
+    const { trigrammes, autres } = this.mots(q);
+    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || q.status !== '' || q.expiration !== '');
+    const rows = (await this.filtered(this.db.selectFrom('housingRequests').select([...COLONNES_LIGNE]), q, { walk: !exact })
+      .orderBy(peu ? sql`+${sql.ref(column)}` : column, order)
       .orderBy('id', order)
       .limit(limit)
       .offset(fromEnd ? total - offset - limit : offset)
       .execute()) as LigneDemande[];
-    return { data: fromEnd ? rows.reverse() : rows, total };
+    return { data: fromEnd ? rows.reverse() : rows, total, totalExact: exact };
   }
 
   /** Every matching request, in the list's order, read from the database in batches. */

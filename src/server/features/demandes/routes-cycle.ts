@@ -8,7 +8,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { fichier, reponses } from '../../http.js';
 import { demandeEnAccesComplet } from './access.js';
-import { attestationPdf, nomAttestation } from './attestation.js';
+import { attestationHorsBoucle, nomAttestation } from './attestation.js';
 import { reactiver, renouveler, vueCycleDeVie } from './cycleDeVie.js';
 import type { DemandesRepository } from './repository.js';
 import { USER_FILE_HEADERS } from './routes.js';
@@ -63,7 +63,7 @@ export function routesCycleDeVie(deps: { repository: DemandesRepository }) {
     // A dated PDF composed on demand (issue 10 point 8).
     app.get('/logement/:numeroUnique/attestation.pdf', { schema: { params: numeroUniqueParamsSchema, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
-      const pdf = await attestationPdf(row, now());
+      const pdf = await attestationHorsBoucle(row, now());
       return reply
         .headers(USER_FILE_HEADERS)
         .header('Content-Type', 'application/pdf')

@@ -1,4 +1,3 @@
-import archiver from 'archiver';
 import contentDisposition from 'content-disposition';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -12,11 +11,12 @@ import {
   numeroUniqueParamsSchema,
 } from '../../../domain/demande.js';
 import { documentsParCategorieSchema } from '../../../domain/documents.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
-import { demandeEnAccesComplet, demandeOu404, hasFullAccess } from './access.js';
+import { demandeEnAccesComplet, demandeOu404, hasFullAccess, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { receiveDocuments } from './upload.js';
@@ -64,9 +64,13 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       '/logement/:numeroUnique',
       { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: demandeVueSchema })) } },
       async (request) => {
-        const row = await load(request.params.numeroUnique);
-        if (!(await hasFullAccess(request, row))) return { data: toStatutVue(row) };
-        return { data: toComplete(row, await repository.listDocuments(row.id)) };
+        // The few columns that decide access and make the status view; the whole row only for a full view,
+        // by id (the numéro of an erased request is freed and may name another one meanwhile).
+        const statut = await statutOu404(repository, request.params.numeroUnique);
+        if (!(await hasFullAccess(request, statut))) return { data: toStatutVue(statut) };
+        const complete = await repository.findComplete(statut.id);
+        if (!complete) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+        return { data: toComplete(complete.row, complete.documents) };
       },
     );
 
@@ -87,6 +91,8 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       const docs = await repository.listDocuments(row.id);
       if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n'a encore aucun document.");
+      // archiver loads with the first zip asked for.
+      const { default: archiver } = await import('archiver');
       const archive = archiver('zip', { store: true });
       archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
       archive.on('error', (error) => request.log.error({ err: error }, 'zip'));

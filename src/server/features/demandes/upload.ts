@@ -4,7 +4,6 @@ import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { fileTypeFromBuffer } from 'file-type';
 import {
   CATEGORIE_VALUES,
   extensionOf,
@@ -18,7 +17,7 @@ import {
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { AVATARS_PREFIX, filesOf, type Storage, type TempFile } from '../../storage/index.js';
-import { inspectPdf } from './pdf.js';
+import { enArrierePlan } from '../../worker/index.js';
 import type { DemandesRepository } from './repository.js';
 
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
@@ -198,6 +197,8 @@ async function stageFile(
   if (part.file.truncated) throw tooLarge(maxBytes, originalName);
   if (inspector.size === 0) throw new ApiError(400, 'EMPTY_FILE', `Le fichier « ${originalName} » est vide.`);
 
+  // file-type loads with the first upload.
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = (await fileTypeFromBuffer(inspector.headBytes()))?.mime;
   if (!isTypeAccepte(detected)) throw badType(originalName);
   if (detected !== announced) {
@@ -208,7 +209,8 @@ async function stageFile(
     );
   }
   if (detected === 'application/pdf') {
-    const verdict = inspectPdf(inspector.wholeBytes());
+    // On the background thread: a large PDF's objects are read and decompressed there, not on the event loop.
+    const verdict = await enArrierePlan('inspecterPdf', inspector.wholeBytes());
     if (!verdict.ok) {
       log.info({ raison: verdict.raison, detail: 'detail' in verdict ? verdict.detail : undefined }, 'PDF refusé');
       throw pdfRefused(originalName, verdict.raison);

@@ -1,7 +1,8 @@
 import type { DemandeComplete, DemandeStatutVue } from '../../../domain/demande.js';
 import { CATEGORIE_VALUES, type Categorie, type DocumentInfo, type DocumentsParCategorie, type TypeAccepte } from '../../../domain/documents.js';
 import type { Statut } from '../../../domain/statut.js';
-import type { DemandeRow, DocumentRow } from '../../db/schema.js';
+import type { DemandeRow } from '../../db/schema.js';
+import type { DemandeCompleteRow, DocumentVueRow } from './lecture-statut.js';
 
 /** Rows as the API shows them (docs/produit.md « Confidentialité »): the status view, the full view. */
 
@@ -9,7 +10,7 @@ export function documentUrl(numeroUnique: string, documentId: string): string {
   return `/app/api/logement/${encodeURIComponent(numeroUnique)}/documents/${documentId}`;
 }
 
-export function toStatutVue(row: DemandeRow): DemandeStatutVue {
+export function toStatutVue(row: Pick<DemandeRow, 'numeroUnique' | 'statutDeLaDemande' | 'dateDEnregistrement'>): DemandeStatutVue {
   return {
     acces: 'statut',
     numeroUnique: row.numeroUnique,
@@ -18,7 +19,7 @@ export function toStatutVue(row: DemandeRow): DemandeStatutVue {
   };
 }
 
-export function groupDocuments(numeroUnique: string, rows: readonly DocumentRow[]): DocumentsParCategorie {
+export function groupDocuments(numeroUnique: string, rows: readonly DocumentVueRow[]): DocumentsParCategorie {
   const map = Object.fromEntries(CATEGORIE_VALUES.map((c) => [c, [] as DocumentInfo[]])) as DocumentsParCategorie;
   for (const row of rows) {
     map[row.category as Categorie]?.push({
@@ -35,7 +36,7 @@ export function groupDocuments(numeroUnique: string, rows: readonly DocumentRow[
 
 type Complete<K extends keyof DemandeComplete> = DemandeComplete[K];
 
-export function toComplete(row: DemandeRow, documents: readonly DocumentRow[]): DemandeComplete {
+export function toComplete(row: DemandeCompleteRow, documents: readonly DocumentVueRow[]): DemandeComplete {
   return {
     acces: 'complet',
     id: row.id,

@@ -65,6 +65,8 @@ export function ListeDemandesPage() {
   return <Liste />;
 }
 
+const nombre = new Intl.NumberFormat('fr-FR');
+
 function Liste() {
   const [params, update] = useListeParams();
   const [q, setQ] = useState(params.q);
@@ -74,7 +76,13 @@ function Liste() {
   const [failure, setFailure] = useState<string | null>(null);
   useStatutEnDirect();
 
-  const pages = data ? Math.max(1, Math.ceil(data.total / params.pageSize)) : 1;
+  // Past TOTAL_BORNE matches the last page is unknown (docs/decisions/0013): the pager goes one page past the
+  // bound, then one past the current page while pages come full.
+  const pages = !data
+    ? 1
+    : data.totalExact
+      ? Math.max(1, Math.ceil(data.total / params.pageSize))
+      : Math.max(Math.ceil(data.total / params.pageSize) + 1, params.page + (data.data.length === params.pageSize ? 1 : 0));
 
   function sortBy(key: Tri) {
     update({ sort: key, order: params.sort === key && params.order === 'asc' ? 'desc' : 'asc', page: 1 });
@@ -140,7 +148,7 @@ function Liste() {
       <div role="status" aria-live="polite">
         {data && (
           <Text>
-            {data.total} demande{data.total > 1 ? 's' : ''}
+            {data.totalExact ? `${nombre.format(data.total)} demande${data.total > 1 ? 's' : ''}` : `Plus de ${nombre.format(data.total)} demandes`}
             {isFetching ? ' — mise à jour…' : ''}
           </Text>
         )}

@@ -138,6 +138,8 @@ export const exportCsvUrl = (params: ListeQuery) => apiUrl(`/logement/export.csv
 interface ListeDemandes {
   data: LigneDemande[];
   total: number;
+  /** False past TOTAL_BORNE matches: more than `total` match (docs/decisions/0013). */
+  totalExact: boolean;
 }
 
 export function useListe(params: ListeQuery) {

@@ -1,0 +1,354 @@
+// Mixed load (issue 11 point 4). Prints figures; asserts nothing.
+//   npm run build && npx tsx bench/charge.ts                 SQLite, then PostgreSQL when DATABASE_URL is set
+//   npx tsx bench/charge.ts --quick                          10 s, 50 connections (CI checks it runs)
+// A fresh database with 10,000 generated requests; the server runs as `npm start` runs it, with
+// bench/boucle.mjs preloaded to measure its event loop from inside, per-IP limits lifted
+// (RATE_LIMIT_MULTIPLIER) and a manager's session. 200 connections for 60 s, each request drawn at random:
+//   55 % status lookups (GET /logement/:numero), 10 % managers' list (a page, a search, a sort),
+//   10 % creations (POST /logement: a row, its history, its private-link e-mail), 15 % uploads (one small
+//   PDF, multipart, inspected by the server), 10 % status changes (manager, its e-mail queued).
+// Beside it, one trivial request (GET /parametres) every 200 ms on a new connection: its worst wait is
+// what a visitor's first click costs under that load (accept queue included).
+// Targets on SQLite: p99 <= 150 ms, 0 errors, longest event-loop stall <= 50 ms.
+// BENCH_PORT (default 3930) moves the port; BENCH_CPU_PROF=dir writes the server's CPU profile of the load there.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { migrate, openDatabase } from '../src/server/db/index.js';
+import { freshDatabaseUrl } from '../test/db.js';
+import { generatedRequest, seedRequests } from './seed.js';
+import { portFree, startServer, stopServer, waitFor } from './server.js';
+
+const QUICK = process.argv.includes('--quick');
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? (QUICK ? 10 : 60));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? (QUICK ? 50 : 200));
+const WARMUP_S = QUICK ? 2 : 5;
+const SEEDED = QUICK ? 2_000 : 10_000;
+const UPLOAD_TARGETS = 100;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Measured with this bench on the code of commit c354b11 (before issue 11), 200 connections, 60 s, on the
+ * same 2-core machine, server and bench sharing it, while other work kept its load average near 10: read
+ * them beside figures taken under a similar load (the bench prints the load average it started with).
+ */
+type Before = Pick<Figures, 'rps' | 'p99' | 'max' | 'errors' | 'stallMaxMs' | 'probeMaxMs'>;
+const BEFORE: Record<'sqlite' | 'postgres', Before | null> = {
+  sqlite: { rps: 70, p99: 13_200, max: 29_691, errors: 328, stallMaxMs: 2_029, probeMaxMs: 65_576 },
+  postgres: { rps: 57, p99: 12_122, max: 21_014, errors: 0, stallMaxMs: 391, probeMaxMs: 10_138 },
+};
+
+type Kind = 'lookup' | 'list' | 'create' | 'upload' | 'status';
+const MIX: [Kind, number][] = [
+  ['lookup', 0.55],
+  ['list', 0.1],
+  ['create', 0.1],
+  ['upload', 0.15],
+  ['status', 0.1],
+];
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  perKind: Record<Kind, { count: number; p99: number; errors: number }>;
+  stallMaxMs: number;
+  stallP99Ms: number;
+  loopUtilisation: number;
+  probeMaxMs: number;
+  rssMb: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function pick(): Kind {
+  let r = Math.random();
+  for (const [kind, share] of MIX) {
+    r -= share;
+    if (r < 0) return kind;
+  }
+  return 'lookup';
+}
+
+async function smallPdf(): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  for (let p = 0; p < 2; p += 1) {
+    const page = pdf.addPage([595, 842]);
+    for (let l = 0; l < 30; l += 1) page.drawText(`Avis d'imposition 2025 — ligne ${l}`, { x: 50, y: 800 - l * 20, size: 11, font });
+  }
+  return Buffer.from(await pdf.save());
+}
+
+async function multipartBody(pdf: Buffer): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
+  form.append('tax', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'avis-impot.pdf');
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  return { body: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type')! };
+}
+
+async function signUpManager(base: string, databaseUrl: string | undefined, dataDir: string): Promise<string> {
+  const email = `charge.${randomBytes(3).toString('hex')}@example.org`;
+  const res = await fetch(`${base}/app/api/user/inscription`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ nom: 'Charge', prenom: 'Gestion', birthday: '1980-01-01', residence: 'Mairie', rue: 'Avenue Marcel-Pagnol', email, password: 'une phrase de passe assez longue' }),
+  });
+  if (res.status !== 201) throw new Error(`sign-up failed: HTTP ${res.status} ${await res.text()}`);
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0] ?? '')
+    .filter((c) => c.startsWith('qv.session_token='))
+    .join('; ');
+  const { db } = openDatabase({ databaseUrl, dataDir });
+  await db.updateTable('user').set({ userType: 'manager' }).where('email', '=', email).execute();
+  await db.destroy();
+  return cookie;
+}
+
+function creation(n: number): string {
+  return JSON.stringify({
+    numeroUnique: `013ch${randomBytes(4).toString('hex')}${n % 10}`,
+    prenom: 'Hélène',
+    nom: "N'Diaye",
+    email: `charge.${n}@example.org`,
+    numeroDeTelephone: '0612345678',
+    motivations: 'Logement trop petit pour ma famille.',
+  });
+}
+
+/** One trivial request every 200 ms on a new connection; resolves with the worst time when stopped. */
+function probe(base: string): { stop(): Promise<number> } {
+  let worst = 0;
+  let running = true;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const started = performance.now();
+      const req = http.get(`${base}/app/api/parametres`, { agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          worst = Math.max(worst, performance.now() - started);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        worst = Math.max(worst, performance.now() - started);
+        resolve();
+      });
+    });
+  const loop = (async () => {
+    while (running) {
+      await Promise.all([once(), new Promise((r) => setTimeout(r, 200))]);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return worst;
+    },
+  };
+}
+
+interface Target {
+  numero: string;
+  key: string;
+}
+
+function mixedLoad(
+  base: string,
+  setup: { cookie: string; origin: string; numeros: string[]; targets: Target[]; upload: { body: Buffer; contentType: string } },
+  duration: number,
+  connections: number,
+  record?: Record<Kind, { times: number[]; errors: number }>,
+): Promise<autocannon.Result> {
+  const { cookie, origin, numeros, targets, upload } = setup;
+  let created = 0;
+  const lists = ['pageSize=10', 'q=martin', 'sort=nom&order=asc', 'status=En%20attente', 'page=3'];
+  const statuts = ['En cours de traitement', 'Demande envoyée', 'En attente', 'Passage CAL'];
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: base,
+        connections,
+        duration,
+        timeout: 30,
+        requests: [
+          {
+            setupRequest: (req, context) => {
+              const kind = pick();
+              (context as { kind?: Kind }).kind = kind;
+              const any = numeros[Math.floor(Math.random() * numeros.length)]!;
+              switch (kind) {
+                case 'lookup':
+                  return { ...req, method: 'GET', path: `/app/api/logement/${any}`, headers: {}, body: undefined };
+                case 'list':
+                  return { ...req, method: 'GET', path: `/app/api/logement?${lists[Math.floor(Math.random() * lists.length)]}`, headers: { cookie }, body: undefined };
+                case 'create':
+                  created += 1;
+                  return { ...req, method: 'POST', path: '/app/api/logement', headers: { 'content-type': 'application/json' }, body: creation(created) };
+                case 'upload': {
+                  const t = targets[Math.floor(Math.random() * targets.length)]!;
+                  return { ...req, method: 'POST', path: `/app/api/logement/upload-files/${t.numero}`, headers: { 'content-type': upload.contentType, 'x-access-key': t.key }, body: upload.body };
+                }
+                case 'status':
+                  return {
+                    ...req,
+                    method: 'POST',
+                    path: '/app/api/logement/update/status',
+                    headers: { cookie, origin, 'content-type': 'application/json' },
+                    body: JSON.stringify({ logementId: any, newStatus: statuts[Math.floor(Math.random() * statuts.length)] }),
+                  };
+              }
+            },
+          },
+        ],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+    // The instance's 'response' event (undeclared in @types/autocannon): the client's context holds this request's kind.
+    (instance as unknown as NodeJS.EventEmitter).on('response', (client: { requestIterator?: { context?: { kind?: Kind } } }, statusCode: number, _bytes: number, responseTime: number) => {
+      const kind = client.requestIterator?.context?.kind;
+      if (!record || !kind) return;
+      record[kind].times.push(responseTime);
+      if (statusCode >= 400) record[kind].errors += 1;
+    });
+  });
+}
+
+async function readLoop(file: string, child: { pid?: number }): Promise<{ maxMs: number; p99Ms: number; utilisation: number; rssKb: number }> {
+  const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+  process.kill(child.pid!, 'SIGUSR2');
+  for (let i = 0; i < 200; i += 1) {
+    const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    if (lines.length > before) return JSON.parse(lines.at(-1)!) as { maxMs: number; p99Ms: number; utilisation: number; rssKb: number };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the server wrote no event-loop figures (bench/boucle.mjs not loaded?)');
+}
+
+async function measure(kind: 'sqlite' | 'postgres', port: number): Promise<Figures> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-charge-'));
+  const database = kind === 'postgres' ? await freshDatabaseUrl('qv_charge') : { url: undefined, drop: async () => {} };
+  const base = `http://127.0.0.1:${port}`;
+  const loopFile = path.join(dataDir, 'boucle.jsonl');
+  {
+    const { db } = openDatabase({ databaseUrl: database.url, dataDir });
+    await migrate(db);
+    await seedRequests(db, SEEDED);
+    await db.destroy();
+  }
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const server = startServer(
+    {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      PUBLIC_URL: base,
+      ADRESSE_API_URL: 'http://127.0.0.1:9/',
+      RATE_LIMIT_MULTIPLIER: '1000',
+      UPLOAD_QUOTA_FICHIERS: '1000',
+      BOUCLE_OUT: loopFile,
+      ...(profileDir ? { BOUCLE_PROFILE: path.join(profileDir, `charge-${kind}.cpuprofile`) } : {}),
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
+    },
+    { nodeArgs: ['--import', path.join(ROOT, 'bench/boucle.mjs')] },
+  );
+  try {
+    await waitFor(`${base}/app/api/parametres`, server);
+    const cookie = await signUpManager(base, database.url, dataDir);
+    const targets: Target[] = [];
+    for (let i = 0; i < UPLOAD_TARGETS; i += 1) {
+      const res = await fetch(`${base}/app/api/logement`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: creation(i) });
+      if (res.status !== 201) throw new Error(`creation: HTTP ${res.status} ${await res.text()}`);
+      const { data } = (await res.json()) as { data: { numeroUnique: string; accessKey: string } };
+      targets.push({ numero: data.numeroUnique, key: data.accessKey });
+    }
+    const setup = {
+      cookie,
+      origin: base,
+      numeros: Array.from({ length: SEEDED }, (_, n) => generatedRequest(n).numeroUnique),
+      targets,
+      upload: await multipartBody(await smallPdf()),
+    };
+    await mixedLoad(base, setup, WARMUP_S, Math.min(20, CONNECTIONS));
+    await readLoop(loopFile, server); // start-up and warm-up left out
+    const record = Object.fromEntries(MIX.map(([k]) => [k, { times: [] as number[], errors: 0 }])) as Record<Kind, { times: number[]; errors: number }>;
+    const sonde = probe(base);
+    const result = await mixedLoad(base, setup, DURATION_S, CONNECTIONS, record);
+    const probeMaxMs = await sonde.stop();
+    const loop = await readLoop(loopFile, server);
+    const perKind = Object.fromEntries(
+      MIX.map(([k]) => {
+        const sorted = record[k].times.sort((a, b) => a - b);
+        return [k, { count: sorted.length, p99: percentile(sorted, 99), errors: record[k].errors }];
+      }),
+    ) as Figures['perKind'];
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      errors: result.errors + result.timeouts + result.non2xx,
+      perKind,
+      stallMaxMs: loop.maxMs,
+      stallP99Ms: loop.p99Ms,
+      loopUtilisation: loop.utilisation,
+      probeMaxMs,
+      rssMb: loop.rssKb / 1024,
+    };
+  } finally {
+    await stopServer(server);
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const f0 = (n: number) => n.toFixed(0);
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+
+function print(label: string, f: Figures, before: Before | null, targets: boolean): void {
+  const was = (pickFn: (b: Before) => number, unit = '') => (before ? ` (c354b11: ${f0(pickFn(before))}${unit})` : '');
+  console.log(`  ${label}`);
+  console.log(`    throughput   ${f0(f.rps)} req/s${was((b) => b.rps, ' req/s')}`);
+  console.log(`    latency      p50 ${f0(f.p50)} ms  p99 ${f0(f.p99)} ms${was((b) => b.p99, ' ms')}  max ${f0(f.max)} ms${was((b) => b.max, ' ms')}${targets ? `  p99 <= 150 ms ${verdict(f.p99 <= 150)}` : ''}`);
+  console.log(`    errors       ${f.errors}${was((b) => b.errors)}${targets ? `  0 ${verdict(f.errors === 0)}` : ''}`);
+  console.log(
+    `    event loop   longest stall ${f0(f.stallMaxMs)} ms${was((b) => b.stallMaxMs, ' ms')}  p99 ${f.stallP99Ms.toFixed(1)} ms  busy ${(f.loopUtilisation * 100).toFixed(0)} %${targets ? `  <= 50 ms ${verdict(f.stallMaxMs <= 50)}` : ''}`,
+  );
+  console.log(`    trivial GET on a new connection, worst: ${f0(f.probeMaxMs)} ms${was((b) => b.probeMaxMs, ' ms')}; server RSS after: ${f0(f.rssMb)} MB`);
+  console.log(`    per kind     ${MIX.map(([k]) => `${k} ${f.perKind[k].count} p99 ${f0(f.perKind[k].p99)} ms${f.perKind[k].errors ? ` (${f.perKind[k].errors} errors)` : ''}`).join(', ')}`);
+}
+
+async function main(): Promise<void> {
+  const port = Number(process.env.BENCH_PORT ?? 3930);
+  if (!(await portFree(port))) throw new Error(`port ${port} is taken (BENCH_PORT moves it)`);
+  console.log(
+    `Mixed load (issue 11 point 4): ${CONNECTIONS} connections, ${DURATION_S} s, ${SEEDED} requests seeded; mix ${MIX.map(([k, s]) => `${k} ${Math.round(s * 100)} %`).join(', ')}${QUICK ? ' (--quick)' : ''}`,
+  );
+  // The machine's load when the bench starts: figures from a busy machine are not comparable.
+  console.log(`  load average before: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
+  const sqlite = await measure('sqlite', port);
+  print('SQLite', sqlite, QUICK ? null : BEFORE.sqlite, true);
+  if (process.env.DATABASE_URL) {
+    const postgres = await measure('postgres', port);
+    print('PostgreSQL', postgres, QUICK ? null : BEFORE.postgres, false);
+  } else {
+    console.log('  PostgreSQL: not measured (set DATABASE_URL=postgres://… to print it beside SQLite)');
+  }
+  if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify({ sqlite }, null, 2));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

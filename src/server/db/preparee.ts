@@ -1,0 +1,59 @@
+import type { Statement } from 'better-sqlite3';
+import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { natif, type Db, type Natif } from './index.js';
+
+/**
+ * One read of a hot path, prepared once and run on the driver itself rather than built by Kysely for
+ * each request (issue 11: building a query and camel-casing its answer cost more than the lookup):
+ * - SQLite: better-sqlite3 prepares it once; while a transaction is open on the connection (an await
+ *   inside one), the read goes through Kysely instead, which waits for it to end, so that no uncommitted
+ *   row is ever seen;
+ * - PostgreSQL: a named prepared statement (each pooled connection prepares it at its first use).
+ * Columns are aliased to the names the code uses (`as "numeroUnique"`): the answer is used as it comes.
+ */
+export class RequetePreparee<R> {
+  private readonly natif: Natif | undefined;
+  /** The SQL Kysely runs when the driver is not at hand. */
+  private readonly viaKysely: string;
+  private statement: Statement<unknown[], R> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    /** PostgreSQL's name of the statement, unique in the app. */
+    private readonly name: string,
+    /** The SQL with `?` placeholders (SQLite). */
+    private readonly sqliteSql: string,
+    /** The same SQL with `$1`, `$2`… (PostgreSQL). */
+    private readonly postgresSql: string,
+  ) {
+    this.natif = natif(db);
+    this.viaKysely = db.getExecutor().adapter instanceof PostgresAdapter ? postgresSql : sqliteSql;
+  }
+
+  /** The first row of the answer, or undefined. */
+  async first(...values: unknown[]): Promise<R | undefined> {
+    const n = this.natif;
+    if (n?.kind === 'sqlite' && !n.sqlite.inTransaction) {
+      this.statement ??= n.sqlite.prepare<unknown[], R>(this.sqliteSql);
+      return this.statement.get(...values);
+    }
+    return (await this.all(...values))[0];
+  }
+
+  /** Every row of the answer. */
+  async all(...values: unknown[]): Promise<R[]> {
+    const n = this.natif;
+    if (n?.kind === 'sqlite') {
+      if (!n.sqlite.inTransaction) {
+        this.statement ??= n.sqlite.prepare<unknown[], R>(this.sqliteSql);
+        return this.statement.all(...values);
+      }
+      return (await this.db.executeQuery<R>(CompiledQuery.raw(this.sqliteSql, values))).rows as R[];
+    }
+    if (n?.kind === 'postgres') {
+      const result = await n.pool.query<R & object>({ name: this.name, text: this.postgresSql, values });
+      return result.rows;
+    }
+    return (await this.db.executeQuery<R>(CompiledQuery.raw(this.viaKysely, values))).rows as R[];
+  }
+}

@@ -1,0 +1,98 @@
+// CPU work kept off the event loop (issue 11 point 4): the attestation PDF, the inspection of uploaded
+// PDFs, the composition of e-mails and the weak-password check (with its word lists) run on one background
+// thread, started when first needed and stopped after a quiet minute (its memory is given back). A failure there rejects with the same error
+// message as the same work done in place; a thread that dies rejects what it was doing, and the next
+// task starts a new one.
+import { Worker } from 'node:worker_threads';
+import type { Personne } from '../auth/motsDePasse.js';
+import type { DemandeRow } from '../db/schema.js';
+import type { VerdictPdf } from '../features/demandes/pdf.js';
+
+export type LigneAttestation = Pick<DemandeRow, 'numeroUnique' | 'prenom' | 'nom' | 'dateDEnregistrement' | 'valideJusqua'>;
+
+export interface MailACompose {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  attachments?: { filename: string; content: Uint8Array; contentType: string }[];
+}
+
+/** The tasks, their arguments (what structured clone carries) and their results. */
+export interface Taches {
+  attestation: { args: [row: LigneAttestation, emiseLe: string]; result: Uint8Array };
+  inspecterPdf: { args: [bytes: Uint8Array]; result: VerdictPdf };
+  motDePasseTropFacile: { args: [password: string, personne: Personne]; result: boolean };
+  composerMail: { args: [mail: MailACompose, newline: 'unix' | 'windows']; result: { message: Uint8Array; envelope: { from: string; to: string[] } } };
+}
+
+const ARRET_APRES_MS = 60_000;
+
+interface EnCours {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+let worker: Worker | null = null;
+let suivant = 0;
+const enCours = new Map<number, EnCours>();
+let arret: NodeJS.Timeout | null = null;
+
+function demarrer(): Worker {
+  const ici = import.meta.url;
+  // Under tsx or vitest (sources, not dist/), the thread loads the TypeScript through tsx.
+  const w = ici.endsWith('.ts')
+    ? new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./thread.ts', ici).href)}); })`, { eval: true })
+    : new Worker(new URL('./thread.js', ici));
+  w.on('message', (m: { id: number; ok: boolean; result?: unknown; name?: string; message?: string }) => {
+    const attente = enCours.get(m.id);
+    if (!attente) return;
+    enCours.delete(m.id);
+    if (m.ok) attente.resolve(m.result);
+    else {
+      const error = new Error(m.message);
+      error.name = m.name ?? 'Error';
+      attente.reject(error);
+    }
+    auRepos(w);
+  });
+  const fin = (error: Error) => {
+    if (worker === w) worker = null;
+    for (const attente of enCours.values()) attente.reject(error);
+    enCours.clear();
+  };
+  w.on('error', fin);
+  w.on('exit', (code) => fin(new Error(`Le traitement en arrière-plan s'est arrêté (code ${code}).`)));
+  return w;
+}
+
+/** With nothing to do, the thread keeps no process alive, and stops after a quiet minute. */
+function auRepos(w: Worker): void {
+  if (enCours.size > 0) return;
+  w.unref();
+  if (arret) clearTimeout(arret);
+  arret = setTimeout(() => {
+    arret = null;
+    if (enCours.size === 0 && worker === w) {
+      worker = null;
+      void w.terminate();
+    }
+  }, ARRET_APRES_MS);
+  arret.unref();
+}
+
+/** Runs a task on the background thread. */
+export function enArrierePlan<K extends keyof Taches>(tache: K, ...args: Taches[K]['args']): Promise<Taches[K]['result']> {
+  worker ??= demarrer();
+  const w = worker;
+  w.ref();
+  if (arret) {
+    clearTimeout(arret);
+    arret = null;
+  }
+  const id = (suivant += 1);
+  return new Promise((resolve, reject) => {
+    enCours.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    w.postMessage({ id, tache, args });
+  });
+}

@@ -1,0 +1,46 @@
+// The background thread's side (see index.ts): each task loads its module when first asked, so the
+// thread costs only what it is used for.
+import { parentPort } from 'node:worker_threads';
+import type { Taches } from './index.js';
+
+type Executants = { [K in keyof Taches]: (...args: Taches[K]['args']) => Promise<Taches[K]['result']> };
+
+const executants: Executants = {
+  attestation: async (row, emiseLe) => {
+    const { attestationPdf } = await import('../features/demandes/attestation.js');
+    return attestationPdf(row, new Date(emiseLe));
+  },
+  inspecterPdf: async (bytes) => {
+    const { inspectPdf } = await import('../features/demandes/pdf.js');
+    return inspectPdf(bytes);
+  },
+  motDePasseTropFacile: async (password, personne) => {
+    const { motDePasseTropFacile } = await import('../auth/motsDePasse.js');
+    return motDePasseTropFacile(password, personne);
+  },
+  composerMail: async (mail, newline) => {
+    const { default: nodemailer } = await import('nodemailer');
+    // Attachments cross the thread boundary as Uint8Array: nodemailer wants Buffers.
+    const { attachments, ...rest } = mail;
+    const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline });
+    const info = await transport.sendMail({
+      ...rest,
+      ...(attachments ? { attachments: attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })) } : {}),
+    });
+    return { message: info.message as Buffer, envelope: info.envelope as { from: string; to: string[] } };
+  },
+};
+
+interface Message {
+  id: number;
+  tache: keyof Taches;
+  args: unknown[];
+}
+
+parentPort!.on('message', ({ id, tache, args }: Message) => {
+  (executants[tache] as (...a: unknown[]) => Promise<unknown>)(...args).then(
+    (result) => parentPort!.postMessage({ id, ok: true, result }),
+    (error: unknown) =>
+      parentPort!.postMessage({ id, ok: false, name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) }),
+  );
+});

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/server/app.js';
+import { loadConfig } from '../src/server/config.js';
+import { freshDatabaseUrl } from './db.js';
+
+/**
+ * The server sends a page prerendered at build (dist/web/pages/…, scripts/prerender.ts) for its address,
+ * so the content is there at first byte; every other address of the web app gets the shell (index.html).
+ */
+describe('prerendered pages', () => {
+  let app: FastifyInstance;
+  let dir: string;
+  let drop: () => Promise<void>;
+  const LANDING = '<!doctype html><html><body><div id="root" data-route="/"><h1>Bienvenue sur Quartier Vivant</h1></div></body></html>';
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-premier-ecran-'));
+    const web = path.join(dir, 'web');
+    fs.mkdirSync(path.join(web, 'pages', 'logement'), { recursive: true });
+    fs.writeFileSync(path.join(web, 'index.html'), '<!doctype html><div id="root"><header>Coquille</header></div>');
+    fs.writeFileSync(path.join(web, 'pages', 'index.html'), LANDING);
+    fs.writeFileSync(path.join(web, 'pages', 'index.html.br'), brotliCompressSync(LANDING));
+    fs.writeFileSync(path.join(web, 'pages', 'logement.html'), '<div id="root" data-route="/logement">Soumettre ma demande</div>');
+    fs.writeFileSync(path.join(web, 'pages', 'logement', 'nouveau.html'), '<div id="root" data-route="/logement/nouveau">Enregistrer ma demande</div>');
+    const database = await freshDatabaseUrl();
+    drop = database.drop;
+    const config = loadConfig(
+      { DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'silent', PUBLIC_URL: 'http://quartier.test', ADRESSE_API_URL: 'http://127.0.0.1:9/search/' },
+      { databaseUrl: database.url, webDir: web },
+    );
+    app = await buildApp(config, { logger: false });
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('/ is the prerendered landing page, content at first byte, revalidated on each visit', async () => {
+    const res = await app.inject({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/u);
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.body).toContain('<div id="root" data-route="/"><h1>Bienvenue sur Quartier Vivant</h1>');
+    expect((await app.inject({ method: 'GET', url: '/?source=affiche' })).body).toContain('Bienvenue sur Quartier Vivant');
+  });
+
+  it('sends the brotli file written at build to browsers that accept it', async () => {
+    const res = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br' } });
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(res.rawPayload).toString()).toBe(LANDING);
+  });
+
+  it('the housing pages get theirs; other addresses the shell', async () => {
+    expect((await app.inject({ method: 'GET', url: '/logement' })).body).toContain('Soumettre ma demande');
+    expect((await app.inject({ method: 'GET', url: '/logement/nouveau' })).body).toContain('Enregistrer ma demande');
+    for (const url of ['/connexion', '/logement/013000000001', '/logement/', '/pages']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toContain('Coquille');
+    }
+  });
+});
