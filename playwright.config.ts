@@ -16,7 +16,8 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 30_000,
+  // Generous: CI runs these beside the short benches on two cores.
+  timeout: 60_000,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '.ci/out/e2e.json' }]] : 'list',
   use: {
     baseURL: APP_URL,

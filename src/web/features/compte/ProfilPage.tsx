@@ -35,7 +35,7 @@ function IssueDuFormulaire({ failure, status }: { failure: string | null; status
 export function ProfilPage() {
   usePageTitle('Mon profil');
   const { data: moi, isPending } = useMoi();
-  if (isPending) return <Loader role="status" aria-label="Chargement" />;
+  if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
   if (!moi) return <Navigate to={paths.connexion} replace />;
   return <Profil key={moi.uid} moi={moi} />;
 }

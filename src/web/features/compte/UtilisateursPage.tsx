@@ -25,7 +25,7 @@ export function UtilisateursPage() {
       ? { ok: false, text: errorMessage(changement.error, 'Le rôle n’a pas pu être changé.') }
       : null;
 
-  if (isPending) return <Loader role="status" aria-label="Chargement" />;
+  if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
   if (!moi) return <Navigate to={paths.connexion} replace />;
   if (moi.userType !== 'admin') {
     return (
@@ -42,7 +42,7 @@ export function UtilisateursPage() {
       <TextInput label="Rechercher" description="Nom, prénom, e-mail ou rôle" value={q} onChange={(e) => setQ(e.currentTarget.value)} maw={420} />
       <div role="status">{message && <Alert color={message.ok ? 'teal' : 'red'}>{message.text}</Alert>}</div>
       {users.isPending ? (
-        <Loader role="status" aria-label="Chargement des utilisateurs" />
+        <Loader role="progressbar" aria-label="Chargement des utilisateurs" />
       ) : users.error ? (
         <Alert color="red" role="alert">
           {users.error.message}

@@ -328,7 +328,7 @@ function Apercu({ numeroUnique, document: doc }: { numeroUnique: string; documen
       </Alert>
     );
   }
-  if (!url) return <Loader role="status" aria-label="Chargement du document" />;
+  if (!url) return <Loader role="progressbar" aria-label="Chargement du document" />;
   return (
     <Stack>
       {doc.type === 'application/pdf' ? (

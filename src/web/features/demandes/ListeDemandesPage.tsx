@@ -52,7 +52,7 @@ function useListeParams(): [ListeQuery, (patch: Partial<ListeQuery>) => void] {
 export function ListeDemandesPage() {
   usePageTitle('Toutes les demandes');
   const { data: moi, isPending } = useMoi();
-  if (isPending) return <Loader role="status" aria-label="Chargement" />;
+  if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
   if (!moi) return <Navigate to={paths.connexion} replace />;
   if (!isGestionnaire(moi.userType)) {
     return (
@@ -164,7 +164,7 @@ function Liste() {
         </Alert>
       )}
       {isPending ? (
-        <Loader role="status" aria-label="Chargement des demandes" />
+        <Loader role="progressbar" aria-label="Chargement des demandes" />
       ) : (
         <Table.ScrollContainer minWidth={1200}>
           <Table striped highlightOnHover verticalSpacing="xs">

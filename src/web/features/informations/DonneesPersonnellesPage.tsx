@@ -36,7 +36,7 @@ export function DonneesPersonnellesPage() {
         et seulement celles-là. Cette page dit lesquelles, pourquoi, qui les voit, combien de temps elles sont gardées et
         comment exercer vos droits.
       </Text>
-      {isPending && <Loader role="status" aria-label="Chargement des informations" />}
+      {isPending && <Loader role="progressbar" aria-label="Chargement des informations" />}
       {isError && (
         <Alert color="red" role="alert">
           Cette page n’a pas pu être chargée entièrement. Rechargez-la dans un instant.

@@ -11,7 +11,7 @@ export function MentionsLegalesPage() {
   return (
     <Stack maw={760} gap="md">
       <Title order={1}>Mentions légales</Title>
-      {isPending && <Loader role="status" aria-label="Chargement des mentions légales" />}
+      {isPending && <Loader role="progressbar" aria-label="Chargement des mentions légales" />}
       {isError && (
         <Alert color="red" role="alert">
           Les mentions légales n’ont pas pu être chargées. Rechargez la page dans un instant.
