@@ -146,6 +146,29 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
     }
   });
 
+  it('sends a backlog in passes that follow each other, not one batch per poll', async () => {
+    const app = await createTestApp();
+    // The app's own loop stops: only this one, whose poll never comes in the test, sends.
+    await app.app.deps.mailer.close();
+    const dir = path.join(app.dataDir, 'file');
+    const mailer = createMailer({ smtpUrl: undefined, mailDir: dir, from: 'Mairie <mairie@example.org>', log: app.app.log, outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 } });
+    try {
+      // Queued inside transactions, as a creation queues its mail: nothing leaves yet.
+      for (let i = 0; i < 45; i++) {
+        await app.app.deps.db.transaction().execute((trx) => mailer.enqueue({ to: `arriere${i}@example.org`, subject: `Arriéré ${i}`, text: 'Bonjour' }, { trx }));
+      }
+      expect(emlIn(dir)).toHaveLength(0);
+      // One mail outside a transaction starts a pass, and the passes go on while batches come back full.
+      await mailer.enqueue({ to: 'declencheur@example.org', subject: 'Déclencheur', text: 'Bonjour' });
+      for (let i = 0; i < 100 && emlIn(dir).length < 46; i++) await sleep(50);
+      expect(emlIn(dir)).toHaveLength(46);
+      expect(await app.app.deps.db.selectFrom('mailOutbox').select('id').where('sentAt', 'is', null).execute()).toEqual([]);
+    } finally {
+      await mailer.close();
+      await app.close();
+    }
+  });
+
   it.skipIf(!process.env.DATABASE_URL)('delivers each mail once when instances share one PostgreSQL database, however they race', async () => {
     const first = await createTestApp();
     const second = await buildApp(first.config, { logger: false });

@@ -236,6 +236,11 @@ class OutboxMailer implements Mailer {
       }
     });
     this.chain = next;
+    // A full batch says more are due: the next pass follows at once rather than a poll later (else the
+    // queue would leave at BATCH mails a second, behind a burst of creations or a bulk status change).
+    void next.then((claimed) => {
+      if (claimed === BATCH && this.passes === 0 && !this.closed) void this.pass();
+    });
     return next;
   }
 
