@@ -41,6 +41,11 @@ export function holdsPrivateKey(request: FastifyRequest, row: AccesRow): boolean
   return typeof presented === 'string' && presented.length > 0 && presented.length <= 128 && keyMatches(row, presented);
 }
 
+/** Whether this HTTP request carries neither a private key nor a cookie: then nobody asks, it sees the status only. */
+export function sansJustificatif(request: FastifyRequest): boolean {
+  return request.headers[ACCESS_KEY_HEADER] === undefined && request.headers.cookie === undefined;
+}
+
 /**
  * Whether this HTTP request may see the housing request in full (docs/produit.md « Confidentialité »):
  * the holder of its private link, its owner, managers and admins.

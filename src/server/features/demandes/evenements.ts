@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { numeroUniqueParamSchema } from '../../../domain/demande.js';
@@ -61,11 +62,13 @@ export function evenementsRoutes({ repository }: { repository: DemandesRepositor
         const only = request.query.numero;
         reply.hijack();
         const res = reply.raw;
+        // The headers set so far (security headers) go too: a hijacked answer skips Fastify's own writing.
         res.writeHead(200, {
-          'Content-Type': 'text/event-stream; charset=utf-8',
-          'Cache-Control': 'private, no-store, no-transform',
-          Connection: 'keep-alive',
-          'X-Accel-Buffering': 'no',
+          ...(reply.getHeaders() as OutgoingHttpHeaders),
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'private, no-store, no-transform',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
         });
         res.write('retry: 3000\n\n');
         const unsubscribe = bus.subscribe((event) => {

@@ -16,7 +16,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
-import { demandeEnAccesComplet, demandeOu404, hasFullAccess, statutOu404 } from './access.js';
+import { demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { receiveDocuments } from './upload.js';
@@ -67,7 +67,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
         // The few columns that decide access and make the status view; the whole row only for a full view,
         // by id (the numéro of an erased request is freed and may name another one meanwhile).
         const statut = await statutOu404(repository, request.params.numeroUnique);
-        if (!(await hasFullAccess(request, statut))) return { data: toStatutVue(statut) };
+        if (sansJustificatif(request) || !(await hasFullAccess(request, statut))) return { data: toStatutVue(statut) };
         const complete = await repository.findComplete(statut.id);
         if (!complete) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
         return { data: toComplete(complete.row, complete.documents) };
