@@ -2,8 +2,8 @@
 //   npx tsx bench/demarrage.ts [--quick]
 // 1. Time to the first answer of `npm start` with unchanged sources (the build is up to date) against
 //    `node dist/server/main.js` alone: median of 3 interleaved runs each (1 with --quick). Target <= 2x.
-// 2. The server's resident memory (VmRSS) once started and idle, and after a warm-up (lookups, a creation
-//    with its e-mail, the managers' list, an upload). Target idle <= 100 MB.
+// 2. The server's resident memory (VmRSS) 2 s after start, idle (once V8's memory reducer has run), and
+//    after a warm-up (lookups, a creation with its e-mail, the managers' list, an upload). Target idle <= 100 MB.
 // SQLite in a fresh temp folder; port BENCH_PORT + 1 (default 3931).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -81,15 +81,33 @@ async function warmUp(): Promise<void> {
   await new Promise((r) => setTimeout(r, 2000)); // the creation's e-mail leaves
 }
 
-async function memory(): Promise<{ idleMb: number; warmMb: number }> {
+/**
+ * RSS 2 s after the first answer, then idle: V8 keeps the young generation it grew while loading the
+ * modules until its memory reducer runs, some 15 s after start on an idle process (then RSS falls by
+ * ~40 MB). Idle is the lowest figure seen within 30 s, sampled every 500 ms, stopping 2 s after a fall.
+ */
+async function memory(): Promise<{ startMb: number; idleMb: number; idleAfterS: number; warmMb: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-demarrage-'));
   const child = spawn(process.execPath, ['dist/server/main.js'], { cwd: ROOT, env: env(dataDir), stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   try {
-    await firstAnswer(child, performance.now());
+    const started = performance.now();
+    await firstAnswer(child, started);
     await new Promise((r) => setTimeout(r, 2000));
-    const idleMb = rssKb(child.pid!) / 1024;
+    const startMb = rssKb(child.pid!) / 1024;
+    let idleMb = startMb;
+    let idleAt = performance.now();
+    let fellAt: number | null = null;
+    while (performance.now() - started < 30_000 && (fellAt === null || performance.now() - fellAt < 2000)) {
+      await new Promise((r) => setTimeout(r, 500));
+      const now = rssKb(child.pid!) / 1024;
+      if (now < idleMb) {
+        idleMb = now;
+        idleAt = performance.now();
+      }
+      if (fellAt === null && now < startMb * 0.9) fellAt = performance.now();
+    }
     await warmUp();
-    return { idleMb, warmMb: rssKb(child.pid!) / 1024 };
+    return { startMb, idleMb, idleAfterS: (idleAt - started) / 1000, warmMb: rssKb(child.pid!) / 1024 };
   } finally {
     await stop(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -118,8 +136,9 @@ async function main(): Promise<void> {
   console.log(`  npm start, sources unchanged: first answer after ${a.toFixed(0)} ms${was(BEFORE.npmStartMs, 'ms')}`);
   console.log(`  node dist/server/main.js:     first answer after ${b.toFixed(0)} ms${was(BEFORE.bareMs, 'ms')}`);
   console.log(`  ratio ${(a / b).toFixed(2)}  target <= 2: ${a / b <= 2 ? 'met' : 'MISSED'}`);
-  const { idleMb, warmMb } = await memory();
-  console.log(`  resident memory: idle after start ${idleMb.toFixed(0)} MB${was(BEFORE.idleMb, 'MB')}  target <= 100 MB: ${idleMb <= 100 ? 'met' : 'MISSED'}`);
+  const { startMb, idleMb, idleAfterS, warmMb } = await memory();
+  console.log(`  resident memory: 2 s after start ${startMb.toFixed(0)} MB${was(BEFORE.idleMb, 'MB, measured 2 s after start')}`);
+  console.log(`                   idle ${idleMb.toFixed(0)} MB (lowest within 30 s, reached ${idleAfterS.toFixed(0)} s after start)  target <= 100 MB: ${idleMb <= 100 ? 'met' : 'MISSED'}`);
   console.log(`                   after a warm-up ${warmMb.toFixed(0)} MB${was(BEFORE.warmMb, 'MB')} (lookups, a creation and its e-mail, an upload, an attestation)`);
 }
 
