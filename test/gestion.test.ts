@@ -526,4 +526,15 @@ describe('live updates (Server-Sent Events)', () => {
     one.close();
     other.close();
   });
+
+  it('tells the managers’ list stream of a new request, with no previous status', async () => {
+    const all = await stream(`${await baseUrl()}/app/api/evenements`, manager.cookie);
+    await all.until((t) => t.includes('retry:'));
+    await create(demande({ numeroUnique: '013direct0001' }));
+    const { dateDEnregistrement } = await ctx.app.deps.db.selectFrom('housingRequests').select('dateDEnregistrement').where('numeroUnique', '=', '013direct0001').executeTakeFirstOrThrow();
+    const seen = await all.until((t) => t.includes('013direct0001'));
+    const data = JSON.parse(/event: statut\ndata: (.*013direct0001.*)\n/u.exec(seen)![1]!);
+    expect(data).toEqual({ numeroUnique: '013direct0001', statutDeLaDemande: 'En attente des documents', de: null, date: dateDEnregistrement });
+    all.close();
+  });
 });

@@ -55,7 +55,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       async (request, reply) => {
         // Submitted while signed in: the request belongs to that account.
         const owner = await compteDe(request);
-        const { row, accessKey, privateLink } = await service.creer(request.body, owner?.id ?? null);
+        const { row, accessKey, privateLink } = await service.creer(request.body, owner?.id ?? null, request.log);
         return reply.status(201).send({ data: { ...toComplete(row, []), accessKey, privateLink } });
       },
     );

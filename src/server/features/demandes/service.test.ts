@@ -83,23 +83,37 @@ const historyOf = async (id: string) =>
 
 const MARQUEUR = 'marqueur-de-fin';
 
-/** Runs `work` and answers what the bus carried meanwhile. */
-async function heard<T>(work: () => Promise<T>): Promise<{ result: T; events: EvenementDirect[] }> {
+/**
+ * Waits until what was published so far has come back: on PostgreSQL, events come back through LISTEN, and
+ * a marker published now arrives after them.
+ */
+async function passage(): Promise<void> {
   const { bus } = ctx.app.deps;
-  const events: EvenementDirect[] = [];
   let markerHeard!: () => void;
   const marker = new Promise<void>((resolve) => (markerHeard = resolve));
-  const unsubscribe = bus.subscribe((e) => (e.numeroUnique === MARQUEUR ? markerHeard() : events.push(e)));
+  const unsubscribe = bus.subscribe((e) => e.numeroUnique === MARQUEUR && markerHeard());
   try {
-    const result = await work();
-    // On PostgreSQL, events come back through LISTEN: a marker published after the work arrives after them.
     await bus.publish({ numeroUnique: MARQUEUR, statutDeLaDemande: 'Refusé', de: null, date: '' });
     await marker;
+  } finally {
+    unsubscribe();
+  }
+}
+
+/** Runs `work` and answers what the bus carried meanwhile (not the creations of the test's set-up, still on their way). */
+async function heard<T>(work: () => Promise<T>): Promise<{ result: T; events: EvenementDirect[] }> {
+  await passage();
+  const events: EvenementDirect[] = [];
+  const unsubscribe = ctx.app.deps.bus.subscribe((e) => e.numeroUnique !== MARQUEUR && events.push(e));
+  try {
+    const result = await work();
+    await passage();
     return { result, events };
   } finally {
     unsubscribe();
   }
 }
+
 describe('creer', () => {
   it('records the request at the given time, stores only the hash of its key, and e-mails its private link', async () => {
     maintenant = new Date('2026-03-04T05:06:07.000Z');

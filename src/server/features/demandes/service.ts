@@ -44,9 +44,12 @@ export class DemandesService {
     return this.deps.config.delaiAnnulationMs ?? DELAI_ANNULATION_MS;
   }
 
-  /** Records a new request; answers its row and, once only, its private key and link. */
-  async creer(input: DemandeCreation, ownerUserId: string | null): Promise<{ row: DemandeRow; accessKey: string; privateLink: string }> {
-    const { repository, mailer, config } = this.deps;
+  /**
+   * Records a new request; answers its row and, once only, its private key and link. The managers' open
+   * lists hear of it live (an event with no previous status), after the commit.
+   */
+  async creer(input: DemandeCreation, ownerUserId: string | null, log?: FastifyBaseLogger): Promise<{ row: DemandeRow; accessKey: string; privateLink: string }> {
+    const { repository, mailer, bus, config } = this.deps;
     const accessKey = newAccessKey();
     let row: DemandeRow;
     try {
@@ -61,6 +64,9 @@ export class DemandesService {
       if (isUniqueViolation(error)) throw new ApiError(409, 'DUPLICATE', MESSAGES.doublon, { numeroUnique: MESSAGES.doublon });
       throw error;
     }
+    await bus
+      .publish({ numeroUnique: row.numeroUnique, statutDeLaDemande: row.statutDeLaDemande as Statut, de: null, date: row.dateDEnregistrement })
+      .catch((error: unknown) => log?.error({ err: error }, 'publication de la nouvelle demande impossible'));
     return { row, accessKey, privateLink: privateLink(config.publicUrl, row.numeroUnique, accessKey) };
   }
 
