@@ -1,7 +1,7 @@
 import { EXPIRATIONS } from './cycleDeVie.js';
 import { formatJour, formatJourCivil } from './dates.js';
 import { documentsParCategorieSchema } from './documents.js';
-import { foldForSearch, isValidNumeroUnique, normaliseEmail, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from './normalise.js';
+import { compacter, foldForSearch, isValidNumeroUnique, normaliseEmail, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from './normalise.js';
 import {
   BAILLEUR_VALUES,
   BAILLEURS,
@@ -430,9 +430,14 @@ export const COLONNES_CSV: readonly ChampLu[] = [
   'commentaires',
 ];
 
+/** Fields also searched without their spaces, apostrophes and hyphens: « ndiaye » finds N'Diaye, « 0612 » 06 12 34 56 78. */
+const CHAMPS_COMPACTES: readonly ChampLu[] = ['prenom', 'nom', 'numeroDeTelephone'];
+
 /**
  * What the managers' search looks into: every field as people read it, plus the raw amounts and
- * birth date as typed, case and accents folded so that "helene" finds "Hélène".
+ * birth date as typed, case and accents folded so that "helene" finds "Hélène", and the names and the
+ * phone number once more with letters and digits only. Changing this rule: a migration recomputes the
+ * stored texts (as 0012 did).
  */
 export function texteDeRecherche(d: ValeursDemande): string {
   const parts: string[] = [];
@@ -442,6 +447,11 @@ export function texteDeRecherche(d: ValeursDemande): string {
     const def: Champ = CHAMPS_DEMANDE[champ];
     if (def.lecture === 'montant' || def.lecture === 'jourCivil') parts.push(String(d[champ]));
     parts.push(def.lecture === 'enfants' ? `${lu} enfant${d.nombreDEnfants > 1 ? 's' : ''}` : lu);
+  }
+  for (const champ of CHAMPS_COMPACTES) {
+    const folded = foldForSearch(valeurLue(champ, d));
+    const compact = compacter(folded);
+    if (compact !== folded) parts.push(compact);
   }
   return foldForSearch(parts.join(' ')).replace(/\s+/gu, ' ');
 }

@@ -20,9 +20,17 @@ export function normaliseEmail(raw: string): string {
   return raw.trim().toLowerCase();
 }
 
-/** Accents and case removed: the form used for case- and accent-insensitive matching. */
+/**
+ * Accents and case removed, every apostrophe written ' (’ ‘ ʼ ` ´ too): the form used for case- and
+ * accent-insensitive matching, so that « N’Diaye » and « n'diaye » meet.
+ */
 export function foldForSearch(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  return text.normalize('NFD').replace(/\p{M}/gu, '').replace(/[’‘ʼ`´]/gu, "'").toLowerCase();
+}
+
+/** Only the letters and digits of a folded text: « n'diaye » → « ndiaye », « 06 12 34 » → « 061234 ». */
+export function compacter(folded: string): string {
+  return folded.replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /** Slug of a place name (docs/produit.md « Comptes »): lowercased, spaces turned into hyphens. */

@@ -16,6 +16,7 @@ import * as m0008 from './migrations/0008_session_hardening.js';
 import * as m0009 from './migrations/0009_cycle_de_vie.js';
 import * as m0010 from './migrations/0010_effacement.js';
 import * as m0011 from './migrations/0011_search_by_rowid.js';
+import * as m0012 from './migrations/0012_recherche_compacte.js';
 import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
@@ -90,6 +91,7 @@ const migrations: Record<string, Migration> = {
   '0009_cycle_de_vie': m0009,
   '0010_effacement': m0010,
   '0011_search_by_rowid': m0011,
+  '0012_recherche_compacte': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
