@@ -133,6 +133,45 @@ test('the list is refused to residents with a French page', async ({ page, reque
   await signIn(page, email);
   await page.goto('/logement/list');
   await expect(page.getByRole('heading', { name: 'Accès réservé' })).toBeVisible();
+  // Not a dead end: the resident's own requests are one click away.
+  await page.getByRole('link', { name: 'Mes demandes de logement' }).click();
+  await expect(page).toHaveURL(/\/logement$/u);
+});
+
+test('a new request appears in an open list without reloading; an empty search says so and clears', async ({ page, request }, testInfo) => {
+  const tag = `${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
+  const email = await manager(request, testInfo);
+  await signIn(page, email);
+  await page.goto('/logement/list?sort=dateDEnregistrement&order=desc');
+  // The list has loaded (its count shows, « 0 demande » on a fresh database).
+  await expect(page.getByRole('status').filter({ hasText: / demandes?$/u })).toBeVisible();
+  const numeroUnique = `013n${tag}`;
+  // A resident elsewhere, with no session.
+  const habitant = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
+  const res = await habitant.post('/app/api/logement', { data: { numeroUnique, prenom: 'Élodie', nom: `Nouvelle${tag}`, email: 'nouvelle@example.org', motivations: 'x' } });
+  expect(res.status()).toBe(201);
+  await habitant.dispose();
+  await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible({ timeout: 10_000 });
+  if (!testInfo.project.name.includes('375')) {
+    // The managers' desk at 1280 and 1024 px: the status of every row shows whole, without scrolling sideways.
+    for (const width of [1280, 1024]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const select of await page.getByRole('combobox', { name: /^Statut de la demande n° / }).all()) {
+        const box = (await select.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(width);
+      }
+      await page.screenshot({ path: `e2e/screenshots/liste-${width}.png` });
+    }
+  }
+
+  await page.getByRole('searchbox', { name: 'Rechercher' }).fill(`introuvable${tag}`);
+  await expect(page.getByText(`Aucune demande ne correspond à « introuvable${tag} »`)).toBeVisible();
+  await expect(page.getByRole('table')).toHaveCount(0);
+  await expectNoAxeViolation(page);
+  await page.screenshot({ path: `e2e/screenshots/liste-vide-${testInfo.project.name}.png`, fullPage: true });
+  await page.getByRole('button', { name: 'Effacer la recherche' }).click();
+  await expect(page.getByRole('searchbox', { name: 'Rechercher' })).toHaveValue('');
+  await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible();
 });
 
 async function expectNoAxeViolation(page: Page) {

@@ -3,6 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { Navigate } from 'react-router';
 import { ROLES, type Role } from '../../../domain/compte.js';
+import { AccesReserve } from '../../components/AccesReserve.js';
 import { formatJour } from '../../../domain/dates.js';
 import { labelOf } from '../../../domain/options.js';
 import { errorMessage } from '../../lib/api.js';
@@ -28,12 +29,7 @@ export function UtilisateursPage() {
   if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
   if (!moi) return <Navigate to={paths.connexion} replace />;
   if (moi.userType !== 'admin') {
-    return (
-      <Stack maw={640}>
-        <Title order={1}>Accès réservé</Title>
-        <Alert color="orange">Cette page est réservée aux administrateurs.</Alert>
-      </Stack>
-    );
+    return <AccesReserve>Cette page est réservée aux administrateurs.</AccesReserve>;
   }
 
   return (

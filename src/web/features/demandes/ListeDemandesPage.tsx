@@ -2,6 +2,7 @@ import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, 
 import { useDebouncedCallback } from '@mantine/hooks';
 import { useCallback, useRef, useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
+import { AccesReserve } from '../../components/AccesReserve.js';
 import { Dialog } from '../../components/Dialog.js';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { EXPIRATION_LABELS, EXPIRATIONS } from '../../../domain/cycleDeVie.js';
@@ -18,16 +19,17 @@ import { usePageTitle } from '../../lib/usePageTitle.js';
 import { focusAnnuler, notifierChangement } from './AnnulationStatut.js';
 import { exportCsvUrl, listeQueryString, useChangementStatut, useListe } from './api.js';
 
+// The status, the column managers act in, comes right after the numéro: on a 1024 px screen or a tablet,
+// where the rest scrolls sideways, it is never cut.
 const COLUMNS: { key: Tri; label: string }[] = [
   { key: 'numeroUnique', label: 'Numéro unique' },
+  { key: 'statutDeLaDemande', label: 'Statut' },
   { key: 'prenom', label: 'Prénom' },
   { key: 'nom', label: 'Nom' },
   { key: 'email', label: 'E-mail' },
   { key: 'nombreDEnfants', label: 'Enfants' },
   { key: 'typeDeLogementSouhaite', label: 'Logement souhaité' },
   { key: 'dateDEnregistrement', label: 'Enregistrée le' },
-  { key: 'statutDeLaDemande', label: 'Statut' },
-  // Last: the status, the column managers act in, stays where it was.
   { key: 'valideJusqua', label: 'Valide jusqu’au' },
 ];
 
@@ -55,12 +57,7 @@ export function ListeDemandesPage() {
   if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
   if (!moi) return <Navigate to={paths.connexion} replace />;
   if (!isGestionnaire(moi.userType)) {
-    return (
-      <Stack maw={640}>
-        <Title order={1}>Accès réservé</Title>
-        <Alert color="orange">La liste des demandes est réservée aux gestionnaires de la mairie annexe.</Alert>
-      </Stack>
-    );
+    return <AccesReserve>La liste des demandes est réservée aux gestionnaires de la mairie annexe.</AccesReserve>;
   }
   return <Liste />;
 }
@@ -123,7 +120,7 @@ function Liste() {
       <Group align="flex-end" gap="sm">
         <TextInput
           label="Rechercher"
-          description="Nom, e-mail, numéro, adresse… (majuscules et accents ignorés)"
+          description="Nom, e-mail, téléphone, numéro, adresse… (majuscules, accents et apostrophes ignorés)"
           value={q}
           onChange={(e) => {
             setQ(e.currentTarget.value);
@@ -165,8 +162,16 @@ function Liste() {
       )}
       {isPending ? (
         <Loader role="progressbar" aria-label="Chargement des demandes" />
+      ) : data && data.data.length === 0 ? (
+        <AucuneDemande
+          params={params}
+          onEffacer={() => {
+            setQ('');
+            update({ q: '', status: '', expiration: '', page: 1 });
+          }}
+        />
       ) : (
-        <Table.ScrollContainer minWidth={1200}>
+        <Table.ScrollContainer minWidth={1000}>
           <Table striped highlightOnHover verticalSpacing="xs">
             <Table.Caption>Demandes de logement, triées par {COLUMNS.find((c) => c.key === params.sort)?.label.toLowerCase()}</Table.Caption>
             <Table.Thead>
@@ -191,12 +196,6 @@ function Liste() {
                       {row.numeroUnique}
                     </Anchor>
                   </Table.Td>
-                  <Table.Td>{row.prenom}</Table.Td>
-                  <Table.Td>{row.nom}</Table.Td>
-                  <Table.Td style={{ overflowWrap: 'anywhere', minWidth: '12rem' }}>{row.email}</Table.Td>
-                  <Table.Td>{row.nombreDEnfants}</Table.Td>
-                  <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
-                  <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
                   <Table.Td>
                     <NativeSelect
                       ref={(element) => {
@@ -211,11 +210,19 @@ function Liste() {
                         if (e.key === 'Tab' && !e.shiftKey && focusAnnuler(row.numeroUnique)) e.preventDefault();
                       }}
                       data={STATUTS.map((s) => ({ value: s, label: s }))}
-                      miw="14rem"
+                      miw="16rem"
                       styles={{ input: { background: STATUT_COULEURS[row.statutDeLaDemande], color: STATUT_COULEUR_TEXTE, fontWeight: 600 } }}
                       data-statut={row.statutDeLaDemande}
                     />
                   </Table.Td>
+                  <Table.Td>{row.prenom}</Table.Td>
+                  <Table.Td>{row.nom}</Table.Td>
+                  <Table.Td title={row.email} style={{ maxWidth: '14rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                    {row.email}
+                  </Table.Td>
+                  <Table.Td>{row.nombreDEnfants}</Table.Td>
+                  <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
+                  <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
                   <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
                 </Table.Tr>
               ))}
@@ -249,6 +256,29 @@ function Liste() {
         />
       </Group>
     </Stack>
+  );
+}
+
+/** An empty page of the list says why: no request yet, or none matching the search and filters, with the way out. */
+function AucuneDemande({ params, onEffacer }: { params: ListeQuery; onEffacer: () => void }) {
+  const filtres = [params.status && `statut « ${params.status} »`, params.expiration && `validité « ${EXPIRATION_LABELS[params.expiration]} »`].filter(Boolean);
+  if (!params.q && filtres.length === 0) {
+    return (
+      <Alert color="gray" title="Aucune demande pour le moment">
+        Les demandes enregistrées par les habitants apparaîtront ici dès leur envoi.
+      </Alert>
+    );
+  }
+  return (
+    <Alert color="gray" title={params.q ? `Aucune demande ne correspond à « ${params.q} »` : 'Aucune demande ne correspond à ces filtres'}>
+      <Stack gap="sm" align="flex-start">
+        {filtres.length > 0 && <Text size="sm">Filtres appliqués : {filtres.join(', ')}.</Text>}
+        {params.q && <Text size="sm">Vérifiez l’orthographe, ou cherchez une partie du nom, de l’e-mail, du téléphone ou du numéro unique.</Text>}
+        <Button variant="default" onClick={onEffacer}>
+          {params.q ? (filtres.length > 0 ? 'Effacer la recherche et les filtres' : 'Effacer la recherche') : 'Effacer les filtres'}
+        </Button>
+      </Stack>
+    </Alert>
   );
 }
 
