@@ -160,9 +160,11 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
       expect(emlIn(dir)).toHaveLength(0);
       // One mail outside a transaction starts a pass, and the passes go on while batches come back full.
       await mailer.enqueue({ to: 'declencheur@example.org', subject: 'Déclencheur', text: 'Bonjour' });
-      for (let i = 0; i < 100 && emlIn(dir).length < 46; i++) await sleep(50);
+      // A row is marked sent just after its file is written: wait for both.
+      const unsent = () => app.app.deps.db.selectFrom('mailOutbox').select('id').where('sentAt', 'is', null).execute();
+      for (let i = 0; i < 100 && (emlIn(dir).length < 46 || (await unsent()).length > 0); i++) await sleep(50);
       expect(emlIn(dir)).toHaveLength(46);
-      expect(await app.app.deps.db.selectFrom('mailOutbox').select('id').where('sentAt', 'is', null).execute()).toEqual([]);
+      expect(await unsent()).toEqual([]);
     } finally {
       await mailer.close();
       await app.close();
