@@ -316,3 +316,46 @@ test('too late to undo: a later change closes the earlier one, and the French me
   await page.reload();
   await expect(statutDe(page, helene!.numeroUnique)).toHaveValue('Demande envoyée');
 });
+
+test('a manager follows a request, writes a private note and reads the journal; the resident sees none of it', async ({ page, request, browser }, testInfo) => {
+  const tag = `${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
+  const numeroUnique = `013i${tag}`;
+  const habitant = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
+  const res = await habitant.post('/app/api/logement', { data: { numeroUnique, prenom: 'Awa', nom: "N'Diaye", email: 'awa@example.org', motivations: 'x' } });
+  expect(res.status()).toBe(201);
+  const lien = (await res.json()).data.privateLink as string;
+  await habitant.dispose();
+
+  const email = await manager(request, testInfo);
+  await signIn(page, email);
+  // Found by the name without its apostrophe.
+  await page.goto(`/logement/list?q=ndiaye+${numeroUnique}`);
+  await page.getByRole('link', { name: numeroUnique }).click();
+  const instruction = page.getByRole('region', { name: 'Instruction' });
+  await expect(instruction.getByText('Suivie par : personne pour le moment')).toBeVisible();
+  await instruction.getByRole('button', { name: 'Suivre cette demande' }).click();
+  await expect(instruction.getByText(/Suivie par : vous/u)).toBeVisible();
+  await instruction.getByLabel('Nouvelle note').fill('Rappeler lundi pour le bulletin de salaire.');
+  await instruction.getByRole('button', { name: 'Ajouter la note' }).click();
+  await expect(instruction.getByText('Rappeler lundi pour le bulletin de salaire.')).toBeVisible();
+  await expect(instruction.getByLabel('Nouvelle note')).toHaveValue('');
+  await expect(instruction.getByLabel('Nouvelle note')).toBeFocused();
+  const journal = instruction.getByRole('region', { name: 'Journal des actions' });
+  await expect(journal.getByText(/a ajouté une note/u)).toBeVisible();
+  await expect(journal.getByText(/suit la demande/u)).toBeVisible();
+  await expectNoAxeViolation(page);
+  await page.screenshot({ path: `e2e/screenshots/instruction-${testInfo.project.name}.png`, fullPage: true });
+
+  // « Suivies par moi » keeps it in the list.
+  await page.goto('/logement/list?suivi=moi');
+  await expect(page.getByRole('switch', { name: 'Suivies par moi' })).toBeChecked();
+  await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible();
+
+  // The resident, through the private link: nothing of the handling.
+  const resident = await browser.newPage();
+  await resident.goto(lien);
+  await expect(resident.getByText('Awa', { exact: true }).first()).toBeVisible();
+  await expect(resident.getByRole('region', { name: 'Instruction' })).toHaveCount(0);
+  await expect(resident.getByText('Rappeler lundi')).toHaveCount(0);
+  await resident.close();
+});

@@ -293,14 +293,15 @@ describe('housing request as submitted', () => {
 
 describe("managers' list query", () => {
   it('defaults to the newest first, 10 a page, no search, every status', () => {
-    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
+    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', suivi: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
   });
 
   it('reads a query string', () => {
-    expect(listeQuerySchema.parse({ q: '  hélène ', status: 'Refusé', sort: 'nom', order: 'asc', page: '3', pageSize: '25' })).toEqual({
+    expect(listeQuerySchema.parse({ q: '  hélène ', status: 'Refusé', suivi: 'moi', sort: 'nom', order: 'asc', page: '3', pageSize: '25' })).toEqual({
       q: 'hélène',
       status: 'Refusé',
       expiration: '',
+      suivi: 'moi',
       sort: 'nom',
       order: 'asc',
       page: 3,

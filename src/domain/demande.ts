@@ -260,6 +260,8 @@ export const listeQuerySchema = z.object({
     .refine((s) => s === '' || isStatut(s), { error: 'Statut inconnu.' }),
   /** '' (all), expiring within 30 days, expired (not renewed, not yet struck off), struck off. */
   expiration: z.enum(['', ...EXPIRATIONS], { error: "Le filtre d'expiration doit être bientot, expiree ou radiee." }).default(''),
+  /** 'moi': only the requests the manager asking follows (« Suivies par moi », features/instruction). */
+  suivi: z.enum(['', 'moi'], { error: 'Le filtre de suivi doit être « moi ».' }).default(''),
   sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
   order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
   page: numeroDePageSchema,

@@ -22,6 +22,7 @@ import compte from './features/compte/index.js';
 import { CompteRepository, placeSlugs } from './features/compte/repository.js';
 import demandes from './features/demandes/index.js';
 import informationsRoutes from './features/informations/routes.js';
+import instruction from './features/instruction/index.js';
 import parametresRoutes from './features/parametres/routes.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { JournalRequetes, journalDeRequete, optionsJournal } from './securite/journal.js';
@@ -296,6 +297,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         done(origineRefusee(request.method, request.headers, publicOrigin) ? origineRefuseeError() : undefined);
       });
       await api.register(demandes);
+      await api.register(instruction);
       await api.register(compte);
       await api.register(adressesRoutes);
       await api.register(parametresRoutes);

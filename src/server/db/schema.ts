@@ -50,6 +50,8 @@ export interface HousingRequestTable {
   rappelsEnvoyes: Generated<string>;
   radieeLe: string | null;
   clotureeLe: string | null;
+  /** The manager who follows the request (« Suivie par », migration 0013), null when none. */
+  suiviePar: Generated<string | null>;
 }
 
 /** The scheduler's lease, one row per job (migration 0009). */
@@ -173,6 +175,25 @@ export interface AccountTable {
   accountId: string;
 }
 
+/** A manager's private note on a request (migration 0013). */
+export interface NoteInterneTable {
+  id: string;
+  housingRequestId: string;
+  auteurUserId: string | null;
+  texte: string;
+  le: string;
+}
+
+/** What a manager did (migration 0013): the audit, without personal data. */
+export interface JournalGestionTable {
+  id: string;
+  housingRequestId: string | null;
+  acteurUserId: string | null;
+  action: string;
+  detail: string | null;
+  le: string;
+}
+
 export interface Database {
   housingRequests: HousingRequestTable;
   documents: DocumentTable;
@@ -184,6 +205,8 @@ export interface Database {
   account: AccountTable;
   authThrottle: AuthThrottleTable;
   taches: TacheTable;
+  notesInternes: NoteInterneTable;
+  journalGestion: JournalGestionTable;
 }
 
 export type UserRow = Selectable<UserTable>;

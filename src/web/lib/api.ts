@@ -50,6 +50,6 @@ export async function apiFetch<T>(path: string, init: RequestInit = {}): Promise
   return (await (await fetchOk(apiUrl(path), init)).json()) as T;
 }
 
-export function sendJson<T>(path: string, body: unknown, method: 'POST' | 'PATCH' = 'POST'): Promise<T> {
+export function sendJson<T>(path: string, body: unknown, method: 'POST' | 'PATCH' | 'PUT' = 'POST'): Promise<T> {
   return apiFetch<T>(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }

@@ -19,5 +19,9 @@ export const cles = {
   mesDemandes: ['demandes', 'miennes'],
   historique: (numeroUnique: string) => ['demandes', 'historique', numeroUnique],
   listes: ['demandes', 'liste'],
+  instruction: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique],
+  notes: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'notes'],
+  suivi: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'suivi'],
+  journal: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'journal'],
   liste: (params: ListeParams) => ['demandes', 'liste', params],
 } as const;

@@ -13,20 +13,21 @@ import type { Statut } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { fichier, reponses } from '../../http.js';
+import type { InstructionRepository } from '../instruction/repository.js';
 import { exportCsv } from './export.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { toComplete } from './vues.js';
 
 /** The managers' routes; registered in a scope that refuses everyone else (see index.ts). */
-export function routesGestion(deps: { repository: DemandesRepository; service: DemandesService }) {
+export function routesGestion(deps: { repository: DemandesRepository; service: DemandesService; journal: InstructionRepository }) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
-    const { repository, service } = deps;
+    const { repository, service, journal } = deps;
 
     // Server-side search, sort, filter and pages (docs/produit.md « Liste des gestionnaires »).
     app.get('/logement', { schema: { querystring: listeQuerySchema, response: reponses(200, listeDemandesSchema) } }, async (request) =>
-      repository.page(request.query),
+      repository.page({ ...request.query, suiviePar: (await compteDe(request))!.id }),
     );
 
     // The map of every request, keyed by numéro unique (the original API's `GET /logement/all`, docs/api.md).
@@ -58,12 +59,15 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
     );
 
     app.get('/logement/export.csv', { schema: { querystring: listeQuerySchema, response: fichier() } }, async (request, reply) => {
+      const actor = (await compteDe(request))!;
+      // Recorded without its filter: a search holds names.
+      await journal.journaliser({ housingRequestId: null, acteurUserId: actor.id, action: 'export', le: app.deps.now().toISOString() });
       const day = new Date().toISOString().slice(0, 10);
       return reply
         .header('Content-Type', 'text/csv; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="demandes-logement-${day}.csv"`)
         .header('Cache-Control', 'no-store')
-        .send(exportCsv(repository.stream(request.query), request.log));
+        .send(exportCsv(repository.stream({ ...request.query, suiviePar: actor.id }), request.log));
     });
   };
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { reserve } from '../../auth/guards.js';
 import { STALE_MS } from '../../storage/index.js';
+import { InstructionRepository } from '../instruction/repository.js';
 import { routesDonneesCompte } from './donnees.js';
 import { evenementsRoutes } from './evenements.js';
 import { routesGestion } from './gestion.js';
@@ -23,11 +24,13 @@ export default async function demandes(app: FastifyInstance): Promise<void> {
   const repository = new DemandesRepository(db, dbKind, app.deps.now);
   await balayerLesRestes(app, { repository, storage: app.deps.storage, mailDir: path.join(config.dataDir, 'mail') });
   const service = new DemandesService({ repository, mailer, bus, config, now: app.deps.now });
-  await app.register(reserve('gestionnaire', routesGestion({ repository, service })));
+  // Managers' exports and looks at documents go in the audit of their handling (features/instruction).
+  const journal = new InstructionRepository(db);
+  await app.register(reserve('gestionnaire', routesGestion({ repository, service, journal })));
   await app.register(reserve('gestionnaire', routesEffacementGestion({ repository })));
   await app.register(reserve('compte', routesCompte({ repository })));
   await app.register(reserve('compte', routesDonneesCompte({ repository })));
-  await app.register(routesPubliques({ repository, service }));
+  await app.register(routesPubliques({ repository, service, journal }));
   await app.register(routesEffacementPubliques({ repository }));
   await app.register(evenementsRoutes({ repository }));
   await app.register(routesCycleDeVie({ repository }));

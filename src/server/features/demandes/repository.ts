@@ -20,6 +20,9 @@ import { lecturesConsultation, type DemandeCompleteRow, type DemandeStatutRow, t
 import { toComplete } from './vues.js';
 
 /** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
+/** The list's query, with who « moi » is when it asks for the requests the manager follows. */
+export type ListeFiltre = ListeQuery & { suiviePar?: string };
+
 const SORT_COLUMN = {
   dateDEnregistrement: 'dateDEnregistrement',
   numeroUnique: 'numeroUnique',
@@ -269,7 +272,7 @@ export class DemandesRepository {
    */
   private filtered<O>(
     query: SelectQueryBuilder<Database, 'housingRequests', O>,
-    q: ListeQuery,
+    q: ListeFiltre,
     { walk = false }: { walk?: boolean } = {},
   ): SelectQueryBuilder<Database, 'housingRequests', O> {
     // `+column` keeps SQLite from driving the query by that column's index.
@@ -284,6 +287,7 @@ export class DemandesRepository {
       // The same filter on the rank: sorted by status, the rank's index gives the page directly.
       if (q.sort === 'statutDeLaDemande') out = out.where('statutRang', '=', statutRang(q.status as Statut));
     }
+    if (q.suivi === 'moi') out = out.where(sql<boolean>`${col('suivie_par')} = ${q.suiviePar ?? ''}`);
     if (q.expiration === 'radiee') out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${STATUT_RADIEE}`);
     else if (q.expiration) {
       // Written as migration 0011's partial index of open requests (literals): SQLite then reads that index.
@@ -302,7 +306,7 @@ export class DemandesRepository {
   }
 
   /** The search's words: on SQLite, those of 3 letters or more as one FTS5 query (every word), the others for LIKE. */
-  private mots(q: ListeQuery): { trigrammes: string | null; autres: string[] } {
+  private mots(q: ListeFiltre): { trigrammes: string | null; autres: string[] } {
     const words = q.q ? foldWords(q.q) : [];
     if (this.kind !== 'sqlite') return { trigrammes: null, autres: words };
     const longs = words.filter((w) => [...w].length >= 3);
@@ -318,9 +322,9 @@ export class DemandesRepository {
    * housing_requests_total, migration 0011). A search or a filter: counted
    * up to TOTAL_BORNE + 1 matches only; past TOTAL_BORNE the total is TOTAL_BORNE and not exact.
    */
-  async compter(q: ListeQuery): Promise<{ total: number; exact: boolean }> {
+  async compter(q: ListeFiltre): Promise<{ total: number; exact: boolean }> {
     const { trigrammes, autres } = this.mots(q);
-    if (!trigrammes && autres.length === 0 && !q.status && !q.expiration) {
+    if (!trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi) {
       const { rows } =
         this.kind === 'postgres'
           ? await sql<{ n: number | string }>`select n from housing_requests_total where id = 1`.execute(this.db)
@@ -330,7 +334,7 @@ export class DemandesRepository {
     }
     // SQLite, a search and nothing else: counted in the trigram index alone.
     const bounded =
-      trigrammes && autres.length === 0 && !q.status && !q.expiration
+      trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi
         ? sql<{ n: number | string }>`select count(*) as n from (select rowid from housing_search where housing_search match ${trigrammes} limit ${TOTAL_BORNE + 1})`
         : sql<{ n: number | string }>`select count(*) as n from (${this.filtered(this.db.selectFrom('housingRequests').select(sql`1`.as('un')), q).limit(TOTAL_BORNE + 1)}) as m`;
     const n = Number((await bounded.execute(this.db)).rows[0]!.n);
@@ -338,7 +342,7 @@ export class DemandesRepository {
   }
 
   /** One page of the managers' list and its total, exact or bounded (docs/decisions 0007, 0009, 0013). */
-  async page(q: ListeQuery): Promise<ListeDemandes> {
+  async page(q: ListeFiltre): Promise<ListeDemandes> {
     const { total, exact } = await this.compter(q);
     const offset = (q.page - 1) * q.pageSize;
     if (exact && offset >= total) return { data: [], total, totalExact: true };
@@ -353,7 +357,7 @@ export class DemandesRepository {
     // Few matches of a search or a filter (SQLite): `+column` keeps the planner from walking the sort index
     // through rows that do not match (expired requests are the oldest: sorted by date, it would read most rows).
     const { trigrammes, autres } = this.mots(q);
-    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || q.status !== '' || q.expiration !== '');
+    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || q.status !== '' || q.expiration !== '' || q.suivi !== '');
     const rows = (await this.filtered(this.db.selectFrom('housingRequests').select([...COLONNES_LIGNE]), q, { walk: !exact })
       .orderBy(peu ? sql`+${sql.ref(column)}` : column, order)
       .orderBy('id', order)
@@ -364,7 +368,7 @@ export class DemandesRepository {
   }
 
   /** Every matching request, in the list's order, read from the database in batches. */
-  stream(q: ListeQuery): AsyncIterableIterator<DemandeRow> {
+  stream(q: ListeFiltre): AsyncIterableIterator<DemandeRow> {
     return this.filtered(this.db.selectFrom('housingRequests').selectAll(), q)
       .orderBy(SORT_COLUMN[q.sort], q.order)
       .orderBy('id', q.order)
@@ -412,9 +416,13 @@ export class DemandesRepository {
         statutDeLaDemande: statut,
         updatedAt: at,
         effaceeLe: at,
+        suiviePar: null,
       })
       .where('id', '=', id)
       .execute();
+    // The managers' notes may speak of the person: they go with the rest (the audit, which holds no
+    // personal data, stays with the history).
+    await trx.deleteFrom('notesInternes').where('housingRequestId', '=', id).execute();
   }
 
   /** Deletes the request's document rows; answers their storage keys (the files go after the commit). */

@@ -10,12 +10,13 @@ import {
   evenementStatutSchema,
   numeroUniqueParamsSchema,
 } from '../../../domain/demande.js';
-import { documentsParCategorieSchema } from '../../../domain/documents.js';
+import { CATEGORIES, documentsParCategorieSchema } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
+import type { InstructionRepository } from '../instruction/repository.js';
 import { demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
@@ -39,11 +40,18 @@ export const USER_FILE_HEADERS = {
 const documentQuery = z.object({ download: z.enum(['0', '1'], { error: 'download vaut 0 ou 1.' }).optional() });
 
 /** Routes anyone may call; what each shows depends on who asks (docs/produit.md « Confidentialité »). */
-export function routesPubliques(deps: { repository: DemandesRepository; service: DemandesService }) {
+export function routesPubliques(deps: { repository: DemandesRepository; service: DemandesService; journal: InstructionRepository }) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
-    const { repository, service } = deps;
+    const { repository, service, journal } = deps;
     const { storage, config, rateLimits } = app.deps;
+    /** A manager's look at a resident's papers is recorded in the audit (issue 12 point 9); the resident's own is not. */
+    const journaliserConsultation = async (request: FastifyRequest, housingRequestId: string, action: 'document-consulte' | 'documents-zip', detail?: string) => {
+      const user = await compteDe(request);
+      if (user && isGestionnaire(user.userType)) {
+        await journal.journaliser({ housingRequestId, acteurUserId: user.id, action, le: app.deps.now().toISOString(), ...(detail ? { detail } : {}) });
+      }
+    };
 
     const load = (numeroUnique: string) => demandeOu404(repository, numeroUnique);
     const loadWithFullAccess = (request: FastifyRequest, numeroUnique: string) => demandeEnAccesComplet(repository, request, numeroUnique);
@@ -91,6 +99,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       const docs = await repository.listDocuments(row.id);
       if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n'a encore aucun document.");
+      await journaliserConsultation(request, row.id, 'documents-zip');
       // archiver loads with the first zip asked for.
       const { default: archiver } = await import('archiver');
       const archive = archiver('zip', { store: true });
@@ -138,6 +147,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
         request.log.error({ storageKey: doc.storageKey }, 'document recorded but missing from storage');
         throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document est introuvable. Prévenez la mairie annexe pour qu'elle vous le redemande.");
       }
+      await journaliserConsultation(request, row.id, 'document-consulte', CATEGORIES.find((c) => c.value === doc.category)?.label ?? doc.category);
       // Inline (a PDF or an image, checked at upload, opened in the browser's viewer) unless download=1.
       return reply
         .headers(USER_FILE_HEADERS)

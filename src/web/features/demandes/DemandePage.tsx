@@ -17,6 +17,7 @@ import { takeCleFromHash, useNumerosEnregistres } from '../../lib/clesDAcces.js'
 import { OublierCetAppareil, SeSouvenirDeCetAppareil } from './CetAppareil.js';
 import { CycleDeVie } from './CycleDeVie.js';
 import { UploadBlocks } from './Documents.js';
+import { Instruction } from './Instruction.js';
 import { EffacementGestionnaire } from './EffacementGestionnaire.js';
 import { RenvoiLien } from './RenvoiLien.js';
 import { RetraitDemande, RetraitFait } from './RetraitDemande.js';
@@ -124,6 +125,8 @@ function DemandeContent({ numero }: { numero: string }) {
       <Historique numero={numero} />
       {data.acces === 'complet' ? (
         <>
+          {/* Managers come to act: their handling first, before the request's details. */}
+          {gestionnaire && <Instruction numero={numero} />}
           <CycleDeVie numero={numero} />
           <Details demande={data} />
           <Divider />

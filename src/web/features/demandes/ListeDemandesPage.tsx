@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, Switch, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { useCallback, useRef, useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
@@ -141,6 +141,12 @@ function Liste() {
           onChange={(e) => update({ expiration: e.currentTarget.value as ListeQuery['expiration'], page: 1 })}
           data={[{ value: '', label: 'Toutes' }, ...EXPIRATIONS.map((x) => ({ value: x, label: EXPIRATION_LABELS[x] }))]}
         />
+        <Switch
+          label="Suivies par moi"
+          checked={params.suivi === 'moi'}
+          onChange={(e) => update({ suivi: e.currentTarget.checked ? 'moi' : '', page: 1 })}
+          mb={8}
+        />
       </Group>
       <div role="status" aria-live="polite">
         {data && (
@@ -167,7 +173,7 @@ function Liste() {
           params={params}
           onEffacer={() => {
             setQ('');
-            update({ q: '', status: '', expiration: '', page: 1 });
+            update({ q: '', status: '', expiration: '', suivi: '', page: 1 });
           }}
         />
       ) : (
@@ -261,7 +267,11 @@ function Liste() {
 
 /** An empty page of the list says why: no request yet, or none matching the search and filters, with the way out. */
 function AucuneDemande({ params, onEffacer }: { params: ListeQuery; onEffacer: () => void }) {
-  const filtres = [params.status && `statut « ${params.status} »`, params.expiration && `validité « ${EXPIRATION_LABELS[params.expiration]} »`].filter(Boolean);
+  const filtres = [
+    params.status && `statut « ${params.status} »`,
+    params.expiration && `validité « ${EXPIRATION_LABELS[params.expiration]} »`,
+    params.suivi === 'moi' && 'suivies par moi',
+  ].filter(Boolean);
   if (!params.q && filtres.length === 0) {
     return (
       <Alert color="gray" title="Aucune demande pour le moment">

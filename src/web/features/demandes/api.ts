@@ -126,6 +126,7 @@ export function listeQueryString(p: ListeQuery): string {
   if (p.q) search.set('q', p.q);
   if (p.status) search.set('status', p.status);
   if (p.expiration) search.set('expiration', p.expiration);
+  if (p.suivi) search.set('suivi', p.suivi);
   search.set('sort', p.sort);
   search.set('order', p.order);
   search.set('page', String(p.page));

@@ -1,0 +1,38 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { EntreeJournal, Note, SuiviVue } from '../../../domain/instruction.js';
+import { apiFetch, sendJson } from '../../lib/api.js';
+import { cles } from '../../lib/queryKeys.js';
+
+const base = (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}`;
+
+export function useNotes(numeroUnique: string) {
+  return useQuery({ queryKey: cles.notes(numeroUnique), queryFn: async () => (await apiFetch<{ data: Note[] }>(`${base(numeroUnique)}/notes`)).data });
+}
+
+export function useSuivi(numeroUnique: string) {
+  return useQuery({ queryKey: cles.suivi(numeroUnique), queryFn: async () => (await apiFetch<{ data: SuiviVue }>(`${base(numeroUnique)}/suivi`)).data });
+}
+
+export function useJournal(numeroUnique: string) {
+  return useQuery({ queryKey: cles.journal(numeroUnique), queryFn: async () => (await apiFetch<{ data: EntreeJournal[] }>(`${base(numeroUnique)}/journal`)).data });
+}
+
+/** Each action shows at once in the journal, and « Suivie par » in the lists. */
+export function useAjoutNote(numeroUnique: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (texte: string) => (await sendJson<{ data: Note }>(`${base(numeroUnique)}/notes`, { texte })).data,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: cles.instruction(numeroUnique) }),
+  });
+}
+
+export function useChangementSuivi(numeroUnique: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (suivre: boolean) => (await sendJson<{ data: SuiviVue }>(`${base(numeroUnique)}/suivi`, { suivre }, 'PUT')).data,
+    onSuccess: async (suivi) => {
+      queryClient.setQueryData(cles.suivi(numeroUnique), suivi);
+      await Promise.all([queryClient.invalidateQueries({ queryKey: cles.journal(numeroUnique) }), queryClient.invalidateQueries({ queryKey: cles.listes })]);
+    },
+  });
+}

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, createTestApp, demande, multipart, SAMPLES, type TestContext } from './helpers.js';
+
+// The managers' handling of a request (issue 12 points 6 and 9): private notes, « Suivie par », the audit.
+let ctx: TestContext;
+let manager: Awaited<ReturnType<typeof createAccount>>;
+let autre: Awaited<ReturnType<typeof createAccount>>;
+let habitant: Awaited<ReturnType<typeof createAccount>>;
+const keys: Record<string, string> = {};
+
+async function creer(numeroUnique: string, cookie?: string): Promise<void> {
+  const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique }), headers: cookie ? { cookie } : {} });
+  expect(res.statusCode).toBe(201);
+  keys[numeroUnique] = res.json().data.accessKey;
+}
+
+const call = (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
+  ctx.app.inject({ method, url: `/app/api${url}`, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+
+beforeAll(async () => {
+  ctx = await createTestApp();
+  manager = await createAccount(ctx, 'manager', { prenom: 'Camille', nom: 'Durand' });
+  autre = await createAccount(ctx, 'manager', { prenom: 'Samir', nom: 'Haddad' });
+  habitant = await createAccount(ctx);
+  await creer('013instr0001', habitant.cookie);
+  await creer('013instr0002');
+  await creer('013instr0003');
+});
+afterAll(async () => ctx.close());
+
+describe('role matrix', () => {
+  const routes = [
+    ['GET', '/logement/013instr0001/notes', undefined],
+    ['POST', '/logement/013instr0001/notes', { texte: 'x' }],
+    ['GET', '/logement/013instr0001/suivi', undefined],
+    ['PUT', '/logement/013instr0001/suivi', { suivre: true }],
+    ['GET', '/logement/013instr0001/journal', undefined],
+  ] as const;
+
+  it('refuses anonymous callers (401), the private-link holder (401), residents and the owner (403), and changes nothing', async () => {
+    for (const [method, url, body] of routes) {
+      expect((await call(method, url, {}, body)).statusCode, `${method} ${url}`).toBe(401);
+      expect((await call(method, url, { 'x-access-key': keys['013instr0001']! }, body)).statusCode, `${method} ${url}`).toBe(401);
+      const refused = await call(method, url, { cookie: habitant.cookie }, body);
+      expect(refused.statusCode, `${method} ${url}`).toBe(403);
+      expect(refused.json().error.message).toMatch(/gestionnaires/u);
+    }
+    expect(await ctx.app.deps.db.selectFrom('notesInternes').select('id').execute()).toEqual([]);
+    expect((await ctx.app.deps.db.selectFrom('housingRequests').select('suiviePar').where('numeroUnique', '=', '013instr0001').executeTakeFirstOrThrow()).suiviePar).toBeNull();
+  });
+
+  it('answers 404 in French for an unknown request', async () => {
+    const res = await call('GET', '/logement/013inconnu99/notes', { cookie: manager.cookie });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toBe("Il n'existe pas de demande de logement pour ce numéro unique");
+  });
+});
+
+describe('private notes', () => {
+  it('are kept with their author and time, shown to managers oldest first, never to the resident', async () => {
+    const first = await call('POST', '/logement/013instr0001/notes', { cookie: manager.cookie }, { texte: '  Appelée le 12/11 : avis d’imposition à venir.  ' });
+    expect(first.statusCode).toBe(201);
+    expect(first.json().data).toEqual({ id: expect.any(String), texte: 'Appelée le 12/11 : avis d’imposition à venir.', auteur: 'Camille Durand', le: expect.any(String) });
+    expect((await call('POST', '/logement/013instr0001/notes', { cookie: autre.cookie }, { texte: 'Dossier complet.' })).statusCode).toBe(201);
+    const listed = (await call('GET', '/logement/013instr0001/notes', { cookie: autre.cookie })).json().data;
+    expect(listed.map((n: { auteur: string; texte: string }) => [n.auteur, n.texte])).toEqual([
+      ['Camille Durand', 'Appelée le 12/11 : avis d’imposition à venir.'],
+      ['Samir Haddad', 'Dossier complet.'],
+    ]);
+    // Nothing of them in what the owner or the private link sees.
+    for (const headers of [{ cookie: habitant.cookie }, { 'x-access-key': keys['013instr0001']! }] as Record<string, string>[]) {
+      const seen = await call('GET', '/logement/013instr0001', headers);
+      expect(seen.json().data.acces).toBe('complet');
+      expect(seen.body).not.toContain('imposition à venir');
+      expect((await call('GET', '/logement/013instr0001/historique', headers)).body).not.toContain('Dossier complet');
+    }
+  });
+
+  it('refuses an empty note and one over 4,000 characters, in French, storing nothing', async () => {
+    const before = (await ctx.app.deps.db.selectFrom('notesInternes').select('id').execute()).length;
+    const empty = await call('POST', '/logement/013instr0002/notes', { cookie: manager.cookie }, { texte: '   ' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().error.fields.texte).toBe('La note est vide.');
+    const long = await call('POST', '/logement/013instr0002/notes', { cookie: manager.cookie }, { texte: 'a'.repeat(4001) });
+    expect(long.statusCode).toBe(400);
+    expect(long.json().error.fields.texte).toBe('La note dépasse 4000 caractères.');
+    expect((await ctx.app.deps.db.selectFrom('notesInternes').select('id').execute()).length).toBe(before);
+  });
+});
+
+describe('« Suivie par »', () => {
+  const suivi = async (cookie: string) => (await call('GET', '/logement/013instr0002/suivi', { cookie })).json().data;
+  const put = async (cookie: string, suivre: boolean) => {
+    const res = await call('PUT', '/logement/013instr0002/suivi', { cookie }, { suivre });
+    expect(res.statusCode).toBe(200);
+    return res.json().data;
+  };
+
+  it('is one manager at a time: one follows, another takes over, only the one who follows can let go', async () => {
+    expect(await suivi(manager.cookie)).toEqual({ suiviePar: null, moi: false });
+    expect(await put(manager.cookie, true)).toEqual({ suiviePar: { id: manager.uid, nom: 'Camille Durand' }, moi: true });
+    expect(await suivi(autre.cookie)).toEqual({ suiviePar: { id: manager.uid, nom: 'Camille Durand' }, moi: false });
+    // Letting go of a request someone else follows changes nothing.
+    expect(await put(autre.cookie, false)).toEqual({ suiviePar: { id: manager.uid, nom: 'Camille Durand' }, moi: false });
+    expect(await put(autre.cookie, true)).toEqual({ suiviePar: { id: autre.uid, nom: 'Samir Haddad' }, moi: true });
+    expect(await put(autre.cookie, false)).toEqual({ suiviePar: null, moi: false });
+    expect(await put(manager.cookie, true)).toMatchObject({ moi: true });
+    const bad = await call('PUT', '/logement/013instr0002/suivi', { cookie: manager.cookie }, { suivre: 'oui' });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('filters the list and the export on « Suivies par moi »', async () => {
+    await put(autre.cookie, false);
+    expect((await call('PUT', '/logement/013instr0003/suivi', { cookie: autre.cookie }, { suivre: true })).statusCode).toBe(200);
+    const mine = async (cookie: string) => ((await call('GET', '/logement?suivi=moi', { cookie })).json().data as { numeroUnique: string }[]).map((r) => r.numeroUnique);
+    expect(await mine(manager.cookie)).toEqual(['013instr0002']);
+    expect(await mine(autre.cookie)).toEqual(['013instr0003']);
+    expect((await call('GET', '/logement?suivi=moi', { cookie: manager.cookie })).json()).toMatchObject({ total: 1, totalExact: true });
+    expect((await call('GET', '/logement?suivi=moi&q=instr', { cookie: manager.cookie })).json().total).toBe(1);
+    const csv = (await call('GET', '/logement/export.csv?suivi=moi', { cookie: manager.cookie })).body;
+    expect(csv).toContain('013instr0002');
+    expect(csv).not.toContain('013instr0003');
+    const bad = await call('GET', '/logement?suivi=tous', { cookie: manager.cookie });
+    expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('the audit', () => {
+  it('records what managers did on the request — notes, follow, status, documents opened, zip — without their text, and not what the resident did', async () => {
+    const form = await multipart([{ field: 'tax', name: 'avis.pdf', content: SAMPLES.pdf }]);
+    const up = await call('POST', '/logement/upload-files/013instr0001', { ...form.headers, 'x-access-key': keys['013instr0001']! }, form.payload);
+    expect(up.statusCode).toBe(201);
+    const docId = (await ctx.app.deps.db.selectFrom('documents').select('id').executeTakeFirstOrThrow()).id;
+    // The resident opens their own document: not recorded.
+    expect((await call('GET', `/logement/013instr0001/documents/${docId}`, { 'x-access-key': keys['013instr0001']! })).statusCode).toBe(200);
+    expect((await call('GET', `/logement/013instr0001/documents/${docId}`, { cookie: manager.cookie })).statusCode).toBe(200);
+    expect((await call('GET', '/logement/013instr0001/documents.zip', { cookie: autre.cookie })).statusCode).toBe(200);
+    expect((await call('POST', '/logement/update/status', { cookie: manager.cookie }, { logementId: '013instr0001', newStatus: 'Demande envoyée' })).statusCode).toBe(200);
+    expect((await call('PUT', '/logement/013instr0001/suivi', { cookie: manager.cookie }, { suivre: true })).statusCode).toBe(200);
+
+    const journal = (await call('GET', '/logement/013instr0001/journal', { cookie: autre.cookie })).json().data as { action: string; par: string; detail?: string }[];
+    expect(journal.map((e) => [e.action, e.par, e.detail])).toEqual([
+      ['note', 'Camille Durand', undefined],
+      ['note', 'Samir Haddad', undefined],
+      ['document-consulte', 'Camille Durand', "Avis d'imposition"],
+      ['documents-zip', 'Samir Haddad', undefined],
+      ['statut', 'Camille Durand', 'Demande envoyée'],
+      ['suivi', 'Camille Durand', undefined],
+    ]);
+    const rows = await ctx.app.deps.db.selectFrom('journalGestion').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain('imposition à venir');
+    expect(JSON.stringify(rows)).not.toContain('avis.pdf');
+  });
+
+  it('records an export, without its search (it may hold a name)', async () => {
+    await call('GET', '/logement/export.csv?q=martin', { cookie: autre.cookie });
+    const exports = await ctx.app.deps.db.selectFrom('journalGestion').selectAll().where('action', '=', 'export').where('acteurUserId', '=', autre.uid).execute();
+    expect(exports).toHaveLength(1);
+    expect(exports[0]).toMatchObject({ housingRequestId: null, detail: null });
+  });
+
+  it('erasing a request deletes its notes and whom it was followed by; the audit, which names no one, stays', async () => {
+    const id = (await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '013instr0001').executeTakeFirstOrThrow()).id;
+    const res = await ctx.app.inject({ method: 'DELETE', url: '/app/api/logement/013instr0001', headers: { cookie: manager.cookie } });
+    expect(res.statusCode).toBeLessThan(300);
+    expect(await ctx.app.deps.db.selectFrom('notesInternes').select('id').where('housingRequestId', '=', id).execute()).toEqual([]);
+    expect((await ctx.app.deps.db.selectFrom('housingRequests').select('suiviePar').where('id', '=', id).executeTakeFirstOrThrow()).suiviePar).toBeNull();
+    expect((await ctx.app.deps.db.selectFrom('journalGestion').select('id').where('housingRequestId', '=', id).execute()).length).toBeGreaterThan(0);
+    expect((await call('GET', '/logement/013instr0001/notes', { cookie: manager.cookie })).statusCode).toBe(404);
+  });
+});
