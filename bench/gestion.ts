@@ -156,6 +156,9 @@ function listCases(total: number): [string, string][] {
     ['status "Refusé" + "helene"', `status=${encodeURIComponent('Refusé')}&q=helene`],
     ['validity « bientôt »', 'expiration=bientot'],
     ['validity « expirée »', 'expiration=expiree'],
+    ['tab « À traiter »', 'onglet=a-traiter'],
+    ['tab « Radiées / refusées »', 'onglet=closes'],
+    ['tab « À traiter » + "martin"', 'onglet=a-traiter&q=martin'],
   ];
 }
 
@@ -203,6 +206,27 @@ async function listLatencies(base: string, cookie: string, repository: DemandesR
     );
   }
   console.log(`  ${met}/${cases.length} cases with p95 <= ${LIST_TARGET_MS} ms (counts past ${TOTAL_BORNE} matches are bounded: docs/decisions/0013)`);
+  // The tabs' counts, asked with every list refresh.
+  const http: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i += 1) {
+    let started = performance.now();
+    const res = await fetch(`${base}/app/api/compteurs`, { headers: { cookie } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET /compteurs: HTTP ${res.status}`);
+    const elapsed = performance.now() - started;
+    started = performance.now();
+    await repository.compteurs('bench');
+    const directElapsed = performance.now() - started;
+    if (i < WARMUP) continue;
+    http.push(elapsed);
+    direct.push(directElapsed);
+  }
+  const h = summary(http);
+  const d = summary(direct);
+  console.log(
+    `  ${'GET /compteurs (tab counts)'.padEnd(34)} ${ms(h.p50).padStart(9)} ${ms(h.p95).padStart(9)}   ${ms(d.p50).padStart(10)} ${ms(d.p95).padStart(8)}   ${(h.p50 / d.p50).toFixed(1).padStart(4)}x  p95 ${verdict(h.p95 <= LIST_TARGET_MS)}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------

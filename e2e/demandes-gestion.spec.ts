@@ -337,7 +337,7 @@ test('a manager follows a request, writes a private note and reads the journal; 
   await expect(instruction.getByText(/Suivie par : vous/u)).toBeVisible();
   await instruction.getByLabel('Nouvelle note').fill('Rappeler lundi pour le bulletin de salaire.');
   await instruction.getByRole('button', { name: 'Ajouter la note' }).click();
-  await expect(instruction.getByText('Rappeler lundi pour le bulletin de salaire.')).toBeVisible();
+  await expect(instruction.getByRole('listitem').filter({ hasText: 'Rappeler lundi pour le bulletin de salaire.' })).toBeVisible();
   await expect(instruction.getByLabel('Nouvelle note')).toHaveValue('');
   await expect(instruction.getByLabel('Nouvelle note')).toBeFocused();
   const journal = instruction.getByRole('region', { name: 'Journal des actions' });
@@ -348,8 +348,32 @@ test('a manager follows a request, writes a private note and reads the journal; 
 
   // « Suivies par moi » keeps it in the list.
   await page.goto('/logement/list?suivi=moi');
-  await expect(page.getByRole('switch', { name: 'Suivies par moi' })).toBeChecked();
+  await expect(page.getByRole('radio', { name: /^Suivies par moi \(\d+\)$/u })).toBeChecked();
   await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible();
+  // The tabs: « À traiter » holds it (a new request), « Traitées » does not.
+  // A segmented control: its radios are hidden behind their labels, which people click.
+  await page.locator('label', { hasText: /^Traitées/u }).click();
+  await expect(page.getByRole('radio', { name: /^Traitées/u })).toBeChecked();
+  await expect(page).toHaveURL(/onglet=traitees/u);
+  await expect(page.getByRole('link', { name: numeroUnique })).toHaveCount(0);
+  await page.locator('label', { hasText: /^À traiter/u }).click();
+  await page.getByRole('searchbox', { name: 'Rechercher' }).fill(numeroUnique);
+  await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`q=${numeroUnique}`, 'u'));
+  await expectNoAxeViolation(page);
+
+  // Saved as a named view, found again in one click.
+  await page.getByRole('button', { name: 'Enregistrer cette vue' }).click();
+  await page.getByRole('dialog').getByLabel(/^Nom de la vue/u).fill('Cette demande à traiter');
+  await expectNoAxeViolation(page);
+  await page.getByRole('dialog').getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await page.goto('/logement/list');
+  await page.getByRole('link', { name: 'Cette demande à traiter' }).click();
+  await expect(page).toHaveURL(/onglet=a-traiter/u);
+  await expect(page.getByRole('searchbox', { name: 'Rechercher' })).toHaveValue(numeroUnique);
+  await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible();
+  await page.screenshot({ path: `e2e/screenshots/liste-onglets-vues-${testInfo.project.name}.png` });
 
   // The resident, through the private link: nothing of the handling.
   const resident = await browser.newPage();

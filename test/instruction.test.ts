@@ -169,3 +169,23 @@ describe('the audit', () => {
     expect((await call('GET', '/logement/013instr0001/notes', { cookie: manager.cookie })).statusCode).toBe(404);
   });
 });
+
+describe('the list’s tabs', () => {
+  it('count each status, erased requests left out, and the requests the manager follows; each tab lists its group', async () => {
+    expect((await call('POST', '/logement/update/status', { cookie: manager.cookie }, { logementId: '013instr0003', newStatus: 'Refusé' })).statusCode).toBe(200);
+    const compteurs = (await call('GET', '/compteurs', { cookie: manager.cookie })).json().data;
+    // 013instr0001 was erased above: counted nowhere.
+    expect(compteurs.toutes).toBe(2);
+    expect(compteurs.parStatut).toMatchObject({ 'En attente des documents': 1, Refusé: 1, Attribué: 0, Radiée: 0 });
+    expect(Object.keys(compteurs.parStatut)).toHaveLength(8);
+    expect(compteurs.suiviesParMoi).toBe(1);
+    expect((await call('GET', '/compteurs', { cookie: autre.cookie })).json().data.suiviesParMoi).toBe(1);
+    const onglet = async (nom: string) => ((await call('GET', `/logement?onglet=${nom}`, { cookie: manager.cookie })).json().data as { numeroUnique: string }[]).map((r) => r.numeroUnique);
+    expect(await onglet('a-traiter')).toEqual(['013instr0002']);
+    expect(await onglet('closes')).toEqual(['013instr0003']);
+    expect(await onglet('traitees')).toEqual([]);
+    expect((await call('GET', '/logement?onglet=toutes', { cookie: manager.cookie })).statusCode).toBe(400);
+    expect((await call('GET', '/compteurs', { cookie: habitant.cookie })).statusCode).toBe(403);
+    expect((await call('GET', '/compteurs')).statusCode).toBe(401);
+  });
+});

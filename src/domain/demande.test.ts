@@ -293,7 +293,7 @@ describe('housing request as submitted', () => {
 
 describe("managers' list query", () => {
   it('defaults to the newest first, 10 a page, no search, every status', () => {
-    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', suivi: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
+    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', suivi: '', onglet: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
   });
 
   it('reads a query string', () => {
@@ -302,6 +302,7 @@ describe("managers' list query", () => {
       status: 'Refusé',
       expiration: '',
       suivi: 'moi',
+      onglet: '',
       sort: 'nom',
       order: 'asc',
       page: 3,

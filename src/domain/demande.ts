@@ -252,6 +252,27 @@ export const TRIS = [
 export type Tri = (typeof TRIS)[number];
 export const TRI_DEFAUT: Tri = 'dateDEnregistrement';
 
+/**
+ * The tabs of the managers' list (issue 12 point 2): groups of statuses. « À traiter »: every request still
+ * open; « Traitées »: a dwelling was given; « Radiées / refusées »: the other ends. (« Suivies par moi » is the
+ * `suivi` filter.)
+ */
+export const ONGLETS = {
+  'a-traiter': { libelle: 'À traiter', statuts: STATUTS.filter((s) => !['Attribué', 'Radiée', 'Refusé'].includes(s)) },
+  traitees: { libelle: 'Traitées', statuts: ['Attribué'] },
+  closes: { libelle: 'Radiées / refusées', statuts: ['Radiée', 'Refusé'] },
+} as const satisfies Record<string, { libelle: string; statuts: readonly Statut[] }>;
+export type Onglet = keyof typeof ONGLETS;
+export const ONGLET_CLES = Object.keys(ONGLETS) as [Onglet, ...Onglet[]];
+
+/** The counts shown on the list's tabs: per status, and for the requests the manager asking follows. */
+export const compteursSchema = z.object({
+  parStatut: z.record(z.enum(STATUTS), z.number()),
+  toutes: z.number(),
+  suiviesParMoi: z.number(),
+});
+export type Compteurs = z.infer<typeof compteursSchema>;
+
 export const listeQuerySchema = z.object({
   q: rechercheSchema,
   status: z
@@ -262,6 +283,8 @@ export const listeQuerySchema = z.object({
   expiration: z.enum(['', ...EXPIRATIONS], { error: "Le filtre d'expiration doit être bientot, expiree ou radiee." }).default(''),
   /** 'moi': only the requests the manager asking follows (« Suivies par moi », features/instruction). */
   suivi: z.enum(['', 'moi'], { error: 'Le filtre de suivi doit être « moi ».' }).default(''),
+  /** A tab of the list: a group of statuses (ONGLETS). */
+  onglet: z.enum(['', ...ONGLET_CLES], { error: `L'onglet doit être ${ONGLET_CLES.join(', ')}.` }).default(''),
   sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
   order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
   page: numeroDePageSchema,

@@ -52,6 +52,7 @@ export const CODES_ERREUR = [
   'PAS_ENCORE_RENOUVELABLE',
   'NON_REACTIVABLE',
   'DELAI_REACTIVATION_DEPASSE',
+  'TROP_DE_VUES',
 ] as const;
 /** The app's own codes; better-auth's codes (INVALID_EMAIL_OR_PASSWORD…) pass through as they are. */
 export type CodeErreur = (typeof CODES_ERREUR)[number];

@@ -24,6 +24,7 @@ import demandes from './features/demandes/index.js';
 import informationsRoutes from './features/informations/routes.js';
 import instruction from './features/instruction/index.js';
 import parametresRoutes from './features/parametres/routes.js';
+import vues from './features/vues/index.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { JournalRequetes, journalDeRequete, optionsJournal } from './securite/journal.js';
 import { surveillerDebit } from './securite/lenteur.js';
@@ -298,6 +299,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       });
       await api.register(demandes);
       await api.register(instruction);
+      await api.register(vues);
       await api.register(compte);
       await api.register(adressesRoutes);
       await api.register(parametresRoutes);

@@ -194,6 +194,15 @@ export interface JournalGestionTable {
   le: string;
 }
 
+/** A manager's saved view of the list (migration 0014). */
+export interface VueEnregistreeTable {
+  id: string;
+  userId: string;
+  nom: string;
+  requete: string;
+  creeLe: string;
+}
+
 export interface Database {
   housingRequests: HousingRequestTable;
   documents: DocumentTable;
@@ -207,6 +216,7 @@ export interface Database {
   taches: TacheTable;
   notesInternes: NoteInterneTable;
   journalGestion: JournalGestionTable;
+  vuesEnregistrees: VueEnregistreeTable;
 }
 
 export type UserRow = Selectable<UserTable>;

@@ -19,9 +19,13 @@ export const cles = {
   mesDemandes: ['demandes', 'miennes'],
   historique: (numeroUnique: string) => ['demandes', 'historique', numeroUnique],
   listes: ['demandes', 'liste'],
+  compteurs: ['demandes', 'liste', 'compteurs'],
+  vues: ['vues'],
   instruction: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique],
   notes: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'notes'],
   suivi: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'suivi'],
   journal: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'journal'],
-  liste: (params: ListeParams) => ['demandes', 'liste', params],
+  /** The pages of the list (rows), apart from the tabs' counts: what a status change writes into. */
+  pagesDeListe: ['demandes', 'liste', 'pages'],
+  liste: (params: ListeParams) => ['demandes', 'liste', 'pages', params],
 } as const;

@@ -42,6 +42,8 @@ export class CompteRepository {
     await trx.deleteFrom('session').where('userId', '=', uid).execute();
     await trx.deleteFrom('account').where('userId', '=', uid).execute();
     await trx.deleteFrom('follows').where((eb) => eb.or([eb('followerId', '=', uid), eb('followeeId', '=', uid)])).execute();
+    // Saved views of the list (a search in one may hold a name; features/vues).
+    await trx.deleteFrom('vuesEnregistrees').where('userId', '=', uid).execute();
     await sql`delete from verification where value = ${uid}`.execute(trx);
     await trx.deleteFrom('user').where('id', '=', uid).execute();
     return Number(kept.numUpdatedRows);

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   annulationStatutSchema,
   changementStatutSchema,
+  compteursSchema,
   demandeCompleteSchema,
   listeDemandesSchema,
   listeQuerySchema,
@@ -29,6 +30,12 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
     app.get('/logement', { schema: { querystring: listeQuerySchema, response: reponses(200, listeDemandesSchema) } }, async (request) =>
       repository.page({ ...request.query, suiviePar: (await compteDe(request))!.id }),
     );
+
+    // The counts of the list's tabs (per status, and « Suivies par moi »).
+    // Not under /logement/: a word of 6 letters or more there is a possible numéro unique.
+    app.get('/compteurs', { schema: { response: reponses(200, z.object({ data: compteursSchema })) } }, async (request) => ({
+      data: await repository.compteurs((await compteDe(request))!.id),
+    }));
 
     // The map of every request, keyed by numéro unique (the original API's `GET /logement/all`, docs/api.md).
     app.get('/logement/all', { schema: { response: reponses(200, z.object({ data: z.record(z.string(), demandeCompleteSchema) })) } }, async () => {

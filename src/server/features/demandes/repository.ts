@@ -2,8 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import {
   COLONNES_LIGNE,
+  ONGLETS,
   texteDeRecherche,
   TOTAL_BORNE,
+  type Compteurs,
   type DemandeCreation,
   type EvenementStatut,
   type LigneDemande,
@@ -13,7 +15,7 @@ import {
 } from '../../../domain/demande.js';
 import { foldForSearch } from '../../../domain/normalise.js';
 import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cycleDeVie.js';
-import { STATUT_INITIAL, STATUT_RADIEE, statutRang, type Statut } from '../../../domain/statut.js';
+import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
 import type { Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
 import { lecturesConsultation, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
@@ -288,6 +290,7 @@ export class DemandesRepository {
       if (q.sort === 'statutDeLaDemande') out = out.where('statutRang', '=', statutRang(q.status as Statut));
     }
     if (q.suivi === 'moi') out = out.where(sql<boolean>`${col('suivie_par')} = ${q.suiviePar ?? ''}`);
+    if (q.onglet) out = out.where(sql<boolean>`${col('statut_de_la_demande')} in (${sql.join(ONGLETS[q.onglet].statuts)})`);
     if (q.expiration === 'radiee') out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${STATUT_RADIEE}`);
     else if (q.expiration) {
       // Written as migration 0011's partial index of open requests (literals): SQLite then reads that index.
@@ -324,7 +327,7 @@ export class DemandesRepository {
    */
   async compter(q: ListeFiltre): Promise<{ total: number; exact: boolean }> {
     const { trigrammes, autres } = this.mots(q);
-    if (!trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi) {
+    if (!trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi && !q.onglet) {
       const { rows } =
         this.kind === 'postgres'
           ? await sql<{ n: number | string }>`select n from housing_requests_total where id = 1`.execute(this.db)
@@ -334,11 +337,37 @@ export class DemandesRepository {
     }
     // SQLite, a search and nothing else: counted in the trigram index alone.
     const bounded =
-      trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi
+      trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi && !q.onglet
         ? sql<{ n: number | string }>`select count(*) as n from (select rowid from housing_search where housing_search match ${trigrammes} limit ${TOTAL_BORNE + 1})`
         : sql<{ n: number | string }>`select count(*) as n from (${this.filtered(this.db.selectFrom('housingRequests').select(sql`1`.as('un')), q).limit(TOTAL_BORNE + 1)}) as m`;
     const n = Number((await bounded.execute(this.db)).rows[0]!.n);
     return n > TOTAL_BORNE ? { total: TOTAL_BORNE, exact: false } : { total: n, exact: true };
+  }
+
+  /**
+   * The counts of the list's tabs: requests per status (erased ones left out) and those `userId` follows.
+   * Read from the status-rank index, less the few erased requests (their partial index).
+   */
+  async compteurs(userId: string): Promise<Compteurs> {
+    const [tous, effaces, suivies] = await Promise.all([
+      this.db.selectFrom('housingRequests').select(['statutRang', (eb) => eb.fn.countAll<number | string>().as('n')]).groupBy('statutRang').execute(),
+      this.db
+        .selectFrom('housingRequests')
+        .select(['statutRang', (eb) => eb.fn.countAll<number | string>().as('n')])
+        .where('effaceeLe', 'is not', null)
+        .groupBy('statutRang')
+        .execute(),
+      this.db
+        .selectFrom('housingRequests')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('suiviePar', '=', userId)
+        .where('effaceeLe', 'is', null)
+        .executeTakeFirstOrThrow(),
+    ]);
+    const parRang = new Map(tous.map((r) => [r.statutRang, Number(r.n)]));
+    for (const r of effaces) parRang.set(r.statutRang, (parRang.get(r.statutRang) ?? 0) - Number(r.n));
+    const parStatut = Object.fromEntries(STATUTS.map((s) => [s, parRang.get(statutRang(s)) ?? 0])) as Compteurs['parStatut'];
+    return { parStatut, toutes: Object.values(parStatut).reduce((a, b) => a + b, 0), suiviesParMoi: Number(suivies.n) };
   }
 
   /** One page of the managers' list and its total, exact or bounded (docs/decisions 0007, 0009, 0013). */
@@ -357,7 +386,7 @@ export class DemandesRepository {
     // Few matches of a search or a filter (SQLite): `+column` keeps the planner from walking the sort index
     // through rows that do not match (expired requests are the oldest: sorted by date, it would read most rows).
     const { trigrammes, autres } = this.mots(q);
-    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || q.status !== '' || q.expiration !== '' || q.suivi !== '');
+    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || q.status !== '' || q.expiration !== '' || q.suivi !== '' || q.onglet !== '');
     const rows = (await this.filtered(this.db.selectFrom('housingRequests').select([...COLONNES_LIGNE]), q, { walk: !exact })
       .orderBy(peu ? sql`+${sql.ref(column)}` : column, order)
       .orderBy('id', order)

@@ -1,5 +1,5 @@
-import { Alert, Anchor, Button, Group, Loader, NativeSelect, Pagination, Stack, Switch, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
-import { useDebouncedCallback } from '@mantine/hooks';
+import { Alert, Anchor, Button, CloseButton, Group, Loader, NativeSelect, Pagination, SegmentedControl, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
 import { useCallback, useRef, useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
 import { AccesReserve } from '../../components/AccesReserve.js';
@@ -7,9 +7,10 @@ import { Dialog } from '../../components/Dialog.js';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { EXPIRATION_LABELS, EXPIRATIONS } from '../../../domain/cycleDeVie.js';
 import { formatJour } from '../../../domain/dates.js';
-import { CHAMPS_DEMANDE, listeQuerySchema, MOTIF_MAX, avecMotif, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import { CHAMPS_DEMANDE, listeQuerySchema, ONGLETS, type Onglet, MOTIF_MAX, avecMotif, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { labelOf } from '../../../domain/options.js';
 import { STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUTS, type Statut } from '../../../domain/statut.js';
+import { requeteDeVue, VUE_NOM_MAX } from '../../../domain/vues.js';
 import { z } from '../../../domain/zod.js';
 import { errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
@@ -17,7 +18,8 @@ import { useMoi } from '../../lib/session.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { focusAnnuler, notifierChangement } from './AnnulationStatut.js';
-import { exportCsvUrl, listeQueryString, useChangementStatut, useListe } from './api.js';
+import { exportCsvUrl, listeQueryString, useChangementStatut, useCompteurs, useListe } from './api.js';
+import { useAjoutVue, useSuppressionVue, useVues } from './apiVues.js';
 
 // The status, the column managers act in, comes right after the numéro: on a 1024 px screen or a tablet,
 // where the rest scrolls sideways, it is never cut.
@@ -67,7 +69,18 @@ const nombre = new Intl.NumberFormat('fr-FR');
 function Liste() {
   const [params, update] = useListeParams();
   const [q, setQ] = useState(params.q);
-  const search = useDebouncedCallback((value: string) => update({ q: value, page: 1 }), 300);
+  // The search the field last sent to the address: another search there (a saved view, the browser's back)
+  // is written into the field; the field's own, arriving after the debounce, is not (the person may have
+  // typed on meanwhile).
+  const [envoyee, setEnvoyee] = useState(params.q);
+  if (params.q !== envoyee) {
+    setEnvoyee(params.q);
+    setQ(params.q);
+  }
+  const search = useDebouncedCallback((value: string) => {
+    setEnvoyee(value);
+    update({ q: value, page: 1 });
+  }, 300);
   const { data, error, isPending, isFetching } = useListe(params);
   const changement = useChangementStatut(params);
   const [failure, setFailure] = useState<string | null>(null);
@@ -117,6 +130,8 @@ function Liste() {
           Exporter (CSV)
         </Button>
       </Group>
+      <Onglets params={params} update={update} />
+      <VuesEnregistrees params={params} />
       <Group align="flex-end" gap="sm">
         <TextInput
           label="Rechercher"
@@ -140,12 +155,6 @@ function Liste() {
           value={params.expiration}
           onChange={(e) => update({ expiration: e.currentTarget.value as ListeQuery['expiration'], page: 1 })}
           data={[{ value: '', label: 'Toutes' }, ...EXPIRATIONS.map((x) => ({ value: x, label: EXPIRATION_LABELS[x] }))]}
-        />
-        <Switch
-          label="Suivies par moi"
-          checked={params.suivi === 'moi'}
-          onChange={(e) => update({ suivi: e.currentTarget.checked ? 'moi' : '', page: 1 })}
-          mb={8}
         />
       </Group>
       <div role="status" aria-live="polite">
@@ -173,7 +182,7 @@ function Liste() {
           params={params}
           onEffacer={() => {
             setQ('');
-            update({ q: '', status: '', expiration: '', suivi: '', page: 1 });
+            update({ q: '', status: '', expiration: '', suivi: '', onglet: '', page: 1 });
           }}
         />
       ) : (
@@ -265,12 +274,123 @@ function Liste() {
   );
 }
 
+/**
+ * The manager's saved views: each a link to the list as it was saved (search, filters, tab, sort), and
+ * « Enregistrer cette vue » to name the current one.
+ */
+function VuesEnregistrees({ params }: { params: ListeQuery }) {
+  const { data: vues } = useVues();
+  const ajout = useAjoutVue();
+  const suppression = useSuppressionVue();
+  const [ouverte, setOuverte] = useState(false);
+  const [nom, setNom] = useState('');
+  const bouton = useRef<HTMLButtonElement>(null);
+  const fermer = () => {
+    setOuverte(false);
+    ajout.reset();
+  };
+  return (
+    <Group gap="xs" component="section" aria-label="Vues enregistrées">
+      {vues?.map((vue) => (
+        <Group key={vue.id} gap={2} wrap="nowrap">
+          <Button component={Link} to={`?${vue.requete}`} variant="light" size="xs">
+            {vue.nom}
+          </Button>
+          <CloseButton size="sm" aria-label={`Supprimer la vue « ${vue.nom} »`} onClick={() => suppression.mutate(vue.id, { onSuccess: () => bouton.current?.focus() })} />
+        </Group>
+      ))}
+      <Button ref={bouton} variant="subtle" size="xs" onClick={() => setOuverte(true)}>
+        Enregistrer cette vue
+      </Button>
+      {suppression.error && (
+        <Text c="red.9" size="sm" role="alert">
+          {errorMessage(suppression.error, 'La vue n’a pas pu être supprimée.')}
+        </Text>
+      )}
+      <Dialog opened={ouverte} onClose={fermer} title="Enregistrer cette vue" size="md">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            ajout.mutate(
+              { nom, requete: requeteDeVue(params) },
+              {
+                onSuccess: () => {
+                  setNom('');
+                  fermer();
+                  bouton.current?.focus();
+                },
+              },
+            );
+          }}
+        >
+          <Stack gap="md">
+            <Text size="sm">La recherche, les filtres, l’onglet et le tri actuels, à retrouver en un clic. Vous seul la voyez.</Text>
+            <TextInput
+              label="Nom de la vue"
+              value={nom}
+              onChange={(e) => setNom(e.currentTarget.value)}
+              maxLength={VUE_NOM_MAX}
+              required
+              data-autofocus
+              error={ajout.error ? errorMessage(ajout.error, 'La vue n’a pas pu être enregistrée.') : undefined}
+            />
+            <Group justify="flex-end" gap="sm">
+              <Button variant="default" onClick={fermer}>
+                Annuler
+              </Button>
+              <Button type="submit" loading={ajout.isPending}>
+                Enregistrer
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Dialog>
+    </Group>
+  );
+}
+
+type CleOnglet = 'toutes' | 'suivies' | Onglet;
+
+/**
+ * The list's tabs, with their counts: all, « À traiter », « Suivies par moi », « Traitées », « Radiées /
+ * refusées ». A group of radio buttons (one list, several views of it), stacked on a phone.
+ */
+function Onglets({ params, update }: { params: ListeQuery; update: (patch: Partial<ListeQuery>) => void }) {
+  const { data } = useCompteurs();
+  const etroit = useMediaQuery('(max-width: 48em)');
+  const compte = (statuts: readonly Statut[]) => (data ? statuts.reduce((n, s) => n + data.parStatut[s], 0) : null);
+  const avec = (libelle: string, n: number | null | undefined) => (n === null || n === undefined ? libelle : `${libelle} (${nombre.format(n)})`);
+  const valeur: CleOnglet = params.suivi === 'moi' ? 'suivies' : params.onglet || 'toutes';
+  const onglets: { value: CleOnglet; label: string }[] = [
+    { value: 'toutes', label: avec('Toutes', data?.toutes) },
+    { value: 'a-traiter', label: avec(ONGLETS['a-traiter'].libelle, compte(ONGLETS['a-traiter'].statuts)) },
+    { value: 'suivies', label: avec('Suivies par moi', data?.suiviesParMoi) },
+    { value: 'traitees', label: avec(ONGLETS.traitees.libelle, compte(ONGLETS.traitees.statuts)) },
+    { value: 'closes', label: avec(ONGLETS.closes.libelle, compte(ONGLETS.closes.statuts)) },
+  ];
+  return (
+    <div role="group" aria-label="Vues de la liste">
+      <SegmentedControl
+        data={onglets}
+        value={valeur}
+        onChange={(v) => {
+          const cle = v as CleOnglet;
+          update({ suivi: cle === 'suivies' ? 'moi' : '', onglet: cle === 'toutes' || cle === 'suivies' ? '' : cle, page: 1 });
+        }}
+        orientation={etroit ? 'vertical' : 'horizontal'}
+        fullWidth={etroit}
+      />
+    </div>
+  );
+}
+
 /** An empty page of the list says why: no request yet, or none matching the search and filters, with the way out. */
 function AucuneDemande({ params, onEffacer }: { params: ListeQuery; onEffacer: () => void }) {
   const filtres = [
     params.status && `statut « ${params.status} »`,
     params.expiration && `validité « ${EXPIRATION_LABELS[params.expiration]} »`,
     params.suivi === 'moi' && 'suivies par moi',
+    params.onglet && `onglet « ${ONGLETS[params.onglet].libelle} »`,
   ].filter(Boolean);
   if (!params.q && filtres.length === 0) {
     return (

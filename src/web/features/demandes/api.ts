@@ -3,6 +3,7 @@ import type { Suggestion } from '../../../domain/adresses.js';
 import type {
   annulationStatutSchema,
   ChangementStatut,
+  Compteurs,
   DemandeComplete,
   DemandeCreation,
   DemandeCreee,
@@ -127,6 +128,7 @@ export function listeQueryString(p: ListeQuery): string {
   if (p.status) search.set('status', p.status);
   if (p.expiration) search.set('expiration', p.expiration);
   if (p.suivi) search.set('suivi', p.suivi);
+  if (p.onglet) search.set('onglet', p.onglet);
   search.set('sort', p.sort);
   search.set('order', p.order);
   search.set('page', String(p.page));
@@ -141,6 +143,15 @@ interface ListeDemandes {
   total: number;
   /** False past TOTAL_BORNE matches: more than `total` match (docs/decisions/0013). */
   totalExact: boolean;
+}
+
+/** The counts of the list's tabs; refreshed with the list (live events, status changes). */
+export function useCompteurs() {
+  return useQuery({
+    queryKey: cles.compteurs,
+    queryFn: async () => (await apiFetch<{ data: Compteurs }>('/compteurs')).data,
+    placeholderData: keepPreviousData,
+  });
 }
 
 export function useListe(params: ListeQuery) {
@@ -161,7 +172,7 @@ export interface ChangementDeLigne {
 
 /** Every page of the list shows this request with this status. */
 function setStatutDansLesListes(queryClient: QueryClient, numeroUnique: string, statut: Statut) {
-  queryClient.setQueriesData<ListeDemandes>({ queryKey: cles.listes }, (old) =>
+  queryClient.setQueriesData<ListeDemandes>({ queryKey: cles.pagesDeListe }, (old) =>
     old ? { ...old, data: old.data.map((r) => (r.numeroUnique === numeroUnique ? { ...r, statutDeLaDemande: statut } : r)) } : old,
   );
 }
