@@ -294,6 +294,25 @@ export const listeQuerySchema = z.object({
     .default(TAILLE_DE_PAGE_DEFAUT),
 });
 export type ListeQuery = z.output<typeof listeQuerySchema>;
+
+/**
+ * The list's query as an address's query string, what differs from the defaults and without the page: a saved
+ * view (src/domain/vues.ts), and the base of the list's own address.
+ */
+export function requeteDeVue(q: ListeQuery): string {
+  const search = new URLSearchParams();
+  if (q.q) search.set('q', q.q);
+  if (q.status) search.set('status', q.status);
+  if (q.expiration) search.set('expiration', q.expiration);
+  if (q.suivi) search.set('suivi', q.suivi);
+  if (q.onglet) search.set('onglet', q.onglet);
+  if (q.sort !== TRI_DEFAUT || q.order !== 'desc') {
+    search.set('sort', q.sort);
+    search.set('order', q.order);
+  }
+  if (q.pageSize !== TAILLE_DE_PAGE_DEFAUT) search.set('pageSize', String(q.pageSize));
+  return search.toString();
+}
 export type ListeParams = z.input<typeof listeQuerySchema>;
 
 /**

@@ -2,28 +2,12 @@
  * A manager's saved views of the list (issue 12 point 2): a name and the list's query (search, filters, tab,
  * sort), kept for that manager only.
  */
-import { listeQuerySchema, TAILLE_DE_PAGE_DEFAUT, TRI_DEFAUT, type ListeQuery } from './demande.js';
+import { listeQuerySchema, requeteDeVue } from './demande.js';
 import { z } from './zod.js';
 
 export const VUE_NOM_MAX = 60;
 /** Saved views per manager. */
 export const VUES_MAX = 30;
-
-/** The query of a view as an address's query string: what differs from the defaults, without the page. */
-export function requeteDeVue(q: ListeQuery): string {
-  const search = new URLSearchParams();
-  if (q.q) search.set('q', q.q);
-  if (q.status) search.set('status', q.status);
-  if (q.expiration) search.set('expiration', q.expiration);
-  if (q.suivi) search.set('suivi', q.suivi);
-  if (q.onglet) search.set('onglet', q.onglet);
-  if (q.sort !== TRI_DEFAUT || q.order !== 'desc') {
-    search.set('sort', q.sort);
-    search.set('order', q.order);
-  }
-  if (q.pageSize !== TAILLE_DE_PAGE_DEFAUT) search.set('pageSize', String(q.pageSize));
-  return search.toString();
-}
 
 export const nouvelleVueSchema = z.object({
   nom: z

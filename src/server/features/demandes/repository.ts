@@ -21,10 +21,13 @@ import type { Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } 
 import { lecturesConsultation, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
 
-/** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
 /** The list's query, with who « moi » is when it asks for the requests the manager follows. */
 export type ListeFiltre = ListeQuery & { suiviePar?: string };
 
+/** Whether the list is narrowed by anything but its search: a status, a validity, « Suivies par moi », a tab. */
+const avecFiltre = (q: ListeFiltre): boolean => q.status !== '' || q.expiration !== '' || q.suivi !== '' || q.onglet !== '';
+
+/** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
 const SORT_COLUMN = {
   dateDEnregistrement: 'dateDEnregistrement',
   numeroUnique: 'numeroUnique',
@@ -327,7 +330,7 @@ export class DemandesRepository {
    */
   async compter(q: ListeFiltre): Promise<{ total: number; exact: boolean }> {
     const { trigrammes, autres } = this.mots(q);
-    if (!trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi && !q.onglet) {
+    if (!trigrammes && autres.length === 0 && !avecFiltre(q)) {
       const { rows } =
         this.kind === 'postgres'
           ? await sql<{ n: number | string }>`select n from housing_requests_total where id = 1`.execute(this.db)
@@ -337,7 +340,7 @@ export class DemandesRepository {
     }
     // SQLite, a search and nothing else: counted in the trigram index alone.
     const bounded =
-      trigrammes && autres.length === 0 && !q.status && !q.expiration && !q.suivi && !q.onglet
+      trigrammes && autres.length === 0 && !avecFiltre(q)
         ? sql<{ n: number | string }>`select count(*) as n from (select rowid from housing_search where housing_search match ${trigrammes} limit ${TOTAL_BORNE + 1})`
         : sql<{ n: number | string }>`select count(*) as n from (${this.filtered(this.db.selectFrom('housingRequests').select(sql`1`.as('un')), q).limit(TOTAL_BORNE + 1)}) as m`;
     const n = Number((await bounded.execute(this.db)).rows[0]!.n);
@@ -386,7 +389,7 @@ export class DemandesRepository {
     // Few matches of a search or a filter (SQLite): `+column` keeps the planner from walking the sort index
     // through rows that do not match (expired requests are the oldest: sorted by date, it would read most rows).
     const { trigrammes, autres } = this.mots(q);
-    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || q.status !== '' || q.expiration !== '' || q.suivi !== '' || q.onglet !== '');
+    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || avecFiltre(q));
     const rows = (await this.filtered(this.db.selectFrom('housingRequests').select([...COLONNES_LIGNE]), q, { walk: !exact })
       .orderBy(peu ? sql`+${sql.ref(column)}` : column, order)
       .orderBy('id', order)

@@ -7,10 +7,10 @@ import { Dialog } from '../../components/Dialog.js';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { EXPIRATION_LABELS, EXPIRATIONS } from '../../../domain/cycleDeVie.js';
 import { formatJour } from '../../../domain/dates.js';
-import { CHAMPS_DEMANDE, listeQuerySchema, ONGLETS, type Onglet, MOTIF_MAX, avecMotif, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import { CHAMPS_DEMANDE, listeQuerySchema, ONGLETS, type Onglet, MOTIF_MAX, avecMotif, requeteDeVue, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { labelOf } from '../../../domain/options.js';
 import { STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUTS, type Statut } from '../../../domain/statut.js';
-import { requeteDeVue, VUE_NOM_MAX } from '../../../domain/vues.js';
+import { VUE_NOM_MAX } from '../../../domain/vues.js';
 import { z } from '../../../domain/zod.js';
 import { errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
@@ -180,10 +180,7 @@ function Liste() {
       ) : data && data.data.length === 0 ? (
         <AucuneDemande
           params={params}
-          onEffacer={() => {
-            setQ('');
-            update({ q: '', status: '', expiration: '', suivi: '', onglet: '', page: 1 });
-          }}
+          onEffacer={() => update({ q: '', status: '', expiration: '', suivi: '', onglet: '', page: 1 })}
         />
       ) : (
         <Table.ScrollContainer minWidth={1000}>

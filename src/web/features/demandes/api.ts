@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { Suggestion } from '../../../domain/adresses.js';
+import { requeteDeVue } from '../../../domain/demande.js';
 import type {
   annulationStatutSchema,
   ChangementStatut,
@@ -123,12 +124,8 @@ export async function fetchDocumentBlob(numeroUnique: string, fileUrl: string): 
 
 /** The managers' list query in an address: the page's own address and the API's share it. */
 export function listeQueryString(p: ListeQuery): string {
-  const search = new URLSearchParams();
-  if (p.q) search.set('q', p.q);
-  if (p.status) search.set('status', p.status);
-  if (p.expiration) search.set('expiration', p.expiration);
-  if (p.suivi) search.set('suivi', p.suivi);
-  if (p.onglet) search.set('onglet', p.onglet);
+  // The view's query, with the sort, the page and its size always written.
+  const search = new URLSearchParams(requeteDeVue(p));
   search.set('sort', p.sort);
   search.set('order', p.order);
   search.set('page', String(p.page));
