@@ -6,7 +6,8 @@
 // so the app's own CSS modules win over them whatever order the chunks load in.
 //
 // Which stylesheets a component needs is read from Mantine's own ES modules: the `*.module.mjs` class maps
-// reachable by import from the module that exports the component (Button → UnstyledButton, Loader…).
+// reachable by import from the module that exports the component (Button → UnstyledButton, Loader…), shared
+// utilities included (Checkbox, Radio and Switch lay out their label with utils/InlineInput).
 // The global styles (baseline, CSS variables, global classes) are imported once by src/web/main.tsx.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,7 +41,7 @@ export function mantineStylesheets(): Map<string, string[]> {
     let list = imports.get(file);
     if (!list) {
       const code = fs.readFileSync(file, 'utf8');
-      list = [...code.matchAll(IMPORT_FROM)].map((m) => path.resolve(path.dirname(file), m[1]!)).filter((f) => f.startsWith(path.join(esm, 'components')));
+      list = [...code.matchAll(IMPORT_FROM)].map((m) => path.resolve(path.dirname(file), m[1]!)).filter((f) => f.startsWith(path.join(esm, 'components')) || f.startsWith(path.join(esm, 'utils')));
       imports.set(file, list);
     }
     return list;
