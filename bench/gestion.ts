@@ -159,6 +159,8 @@ function listCases(total: number): [string, string][] {
     ['tab « À traiter »', 'onglet=a-traiter'],
     ['tab « Radiées / refusées »', 'onglet=closes'],
     ['tab « À traiter » + "martin"', 'onglet=a-traiter&q=martin'],
+    ['corrections « faites »', 'correction=faite'],
+    ['corrections « demandées », sort nom', 'correction=demandee&sort=nom&order=asc'],
   ];
 }
 
@@ -436,6 +438,36 @@ async function csvExport(base: string, cookie: string, pid: number): Promise<voi
 
 // ---------------------------------------------------------------------------------------------------
 
+/** A bulk status change of 1,000 requests (issue 12 point 7), and the list's latency while it runs. */
+const BULK = 1_000;
+const BULK_TARGET_S = 10;
+async function bulkChange(base: string, cookie: string): Promise<void> {
+  const numeros = Array.from({ length: BULK }, (_, i) => `013${String(1_000 + i).padStart(9, '0')}`);
+  const started = performance.now();
+  const res = await fetch(`${base}/app/api/lots`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', origin: base },
+    body: JSON.stringify({ selection: { mode: 'numeros', numeros }, action: { type: 'statut', statut: 'En attente' } }),
+  });
+  if (res.status !== 202) throw new Error(`POST /lots: HTTP ${res.status} ${await res.text()}`);
+  const { id } = ((await res.json()) as { data: { id: string } }).data;
+  const listes: number[] = [];
+  let etat: { faits: number; inchanges: number; echecs: number; fini: boolean };
+  do {
+    const t = performance.now();
+    await (await fetch(`${base}/app/api/logement?pageSize=25`, { headers: { cookie } })).arrayBuffer();
+    listes.push(performance.now() - t);
+    etat = ((await (await fetch(`${base}/app/api/lots/${id}`, { headers: { cookie } })).json()) as { data: typeof etat }).data;
+  } while (!etat.fini);
+  const seconds = (performance.now() - started) / 1000;
+  const l = summary(listes.sort((x, y) => x - y));
+  console.log(`POST /app/api/lots: status of ${BULK} requests changed (one history line and one queued e-mail each; target <= ${BULK_TARGET_S} s)`);
+  console.log(
+    `  ${seconds.toFixed(1)} s (${(BULK / seconds).toFixed(0)} requests/s): ${etat.faits} changed, ${etat.inchanges} already so, ${etat.echecs} failed  target ${verdict(seconds <= BULK_TARGET_S)}`,
+  );
+  console.log(`  the list meanwhile (${listes.length} reads): p50 ${ms(l.p50)}, p95 ${ms(l.p95)}, max ${ms(l.max)}`);
+}
+
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-bench-gestion-'));
   const database = await freshDatabaseUrl('qv_bench');
@@ -494,6 +526,7 @@ async function main() {
     }
 
     await csvExport(a, cookie, servers[0]!.pid!);
+    await bulkChange(a, cookie);
     // After the SSE part (whose request keeps its seeded status until then), servers stopped: this process is
     // the only writer (SQLite: a server's outbox worker writing between this transaction's read and its write
     // would make the write fail with SQLITE_BUSY_SNAPSHOT).

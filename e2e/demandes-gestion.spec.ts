@@ -1,64 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { request as nouveauClient, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
 import { expect, test } from './fixtures.js';
-
-const PASSWORD = 'la sainte victoire au loin';
-
-/** A manager account: signed up through the API, role set with the CLI (as the README says). */
-async function manager(request: APIRequestContext, testInfo: TestInfo): Promise<string> {
-  const email = `gestion.${testInfo.project.name}.${Date.now()}@example.org`;
-  const res = await request.post('/app/api/user/inscription', {
-    data: { nom: 'Mairie', prenom: 'Camille', birthday: '1985-02-02', residence: 'Mairie annexe', rue: 'Rue Charloun-Rieu', email, password: PASSWORD },
-  });
-  expect(res.status()).toBe(201);
-  // Roles go to confirmed addresses only: the link of the e-mail first (in a client of its own, signed in by it).
-  const verification = new URL(await lienRecu(email, 'verify-email'));
-  const client = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
-  expect((await client.get(verification.pathname + verification.search, { maxRedirects: 0 })).status()).toBeLessThan(400);
-  await client.dispose();
-  execFileSync(process.execPath, ['dist/server/cli/user.js', 'role', email, 'manager'], { env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR } });
-  return email;
-}
-
-/** The e-mails written for `to` (no SMTP in tests: DATA_DIR/mail), decoded from quoted-printable. */
-async function mailsPour(to: string): Promise<string[]> {
-  const dir = path.join(process.env.E2E_DATA_DIR!, 'mail');
-  const texts = [];
-  for (const file of (await fs.readdir(dir).catch(() => [])).filter((f) => f.endsWith('.eml'))) {
-    const text = (await fs.readFile(path.join(dir, file), 'utf8'))
-      .replace(/=\r?\n/gu, '')
-      .replace(/((?:=[0-9A-F]{2})+)/gu, (hex: string) => Buffer.from(hex.replace(/=/gu, ''), 'hex').toString('utf8'));
-    if (text.includes(`To: ${to}`)) texts.push(text);
-  }
-  return texts;
-}
-
-async function lienRecu(to: string, contient: string): Promise<string> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    for (const text of await mailsPour(to)) {
-      const link = text.match(/https?:\/\/\S+/gu)?.find((url) => url.includes(contient));
-      if (link) return link;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no e-mail to ${to} with a link containing ${contient}`);
-}
-
-/** The status e-mails written for `to`. */
-async function mailsDeStatut(to: string): Promise<string[]> {
-  return (await mailsPour(to)).filter((text) => text.includes('Nouveau statut'));
-}
-
-async function signIn(page: Page, email: string) {
-  await page.goto('/connexion');
-  await page.getByLabel('Adresse e-mail').fill(email);
-  await page.getByLabel(/^Mot de passe/u).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
-  await expect(page).toHaveURL(/\/logement$/u);
-}
+import { expectNoAxeViolation, mailsDeStatut, manager, PASSWORD, signIn } from './gestion-aides.js';
 
 test('a manager searches, sorts and changes a status; an open detail page follows live; a refusal rolls back', async ({ page, browser, request }, testInfo) => {
   const tag = `${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
@@ -90,7 +32,7 @@ test('a manager searches, sorts and changes a status; an open detail page follow
   await page.getByRole('button', { name: /^Prénom/u }).click();
   await expect(page.getByRole('columnheader', { name: /Prénom/u })).toHaveAttribute('aria-sort', 'descending');
   await expect(page.locator('tbody tr').first()).toContainText('Hélène');
-  await new AxeBuilder({ page }).analyze().then((r) => expect(r.violations.map((v) => v.id)).toEqual([]));
+  await expectNoAxeViolation(page);
   await page.screenshot({ path: `e2e/screenshots/liste-${testInfo.project.name}.png`, fullPage: true });
 
   // Someone follows Hélène's request on another device.
@@ -173,11 +115,6 @@ test('a new request appears in an open list without reloading; an empty search s
   await expect(page.getByRole('searchbox', { name: 'Rechercher' })).toHaveValue('');
   await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible();
 });
-
-async function expectNoAxeViolation(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /** Three requests of their own, and the manager signed in on the list showing them. */
 async function listeDeTest(page: Page, request: APIRequestContext, testInfo: TestInfo, lettre: string) {

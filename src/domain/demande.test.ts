@@ -293,16 +293,17 @@ describe('housing request as submitted', () => {
 
 describe("managers' list query", () => {
   it('defaults to the newest first, 10 a page, no search, every status', () => {
-    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', suivi: '', onglet: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
+    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', suivi: '', onglet: '', correction: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
   });
 
   it('reads a query string', () => {
-    expect(listeQuerySchema.parse({ q: '  hélène ', status: 'Refusé', suivi: 'moi', sort: 'nom', order: 'asc', page: '3', pageSize: '25' })).toEqual({
+    expect(listeQuerySchema.parse({ q: '  hélène ', status: 'Refusé', suivi: 'moi', correction: 'faite', sort: 'nom', order: 'asc', page: '3', pageSize: '25' })).toEqual({
       q: 'hélène',
       status: 'Refusé',
       expiration: '',
       suivi: 'moi',
       onglet: '',
+      correction: 'faite',
       sort: 'nom',
       order: 'asc',
       page: 3,

@@ -1,5 +1,6 @@
 import { EXPIRATIONS } from './cycleDeVie.js';
 import { formatJour, formatJourCivil } from './dates.js';
+import { correctionSchema, ETAT_CORRECTION_VALUES } from './corrections.js';
 import { documentsParCategorieSchema } from './documents.js';
 import { compacter, foldForSearch, isValidNumeroUnique, normaliseEmail, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from './normalise.js';
 import {
@@ -207,6 +208,8 @@ export const demandeCompleteSchema = z.object({
   motivations: z.string(),
   commentaires: z.string(),
   documents: documentsParCategorieSchema,
+  /** The open request for corrections (docs/produit.md « Corrections et vérification des documents »), or null. */
+  correction: correctionSchema.nullable(),
 });
 export type DemandeComplete = z.infer<typeof demandeCompleteSchema>;
 
@@ -231,6 +234,8 @@ export const ligneDemandeSchema = z.object({
   statutDeLaDemande: z.enum(STATUTS),
   /** The end of the validity (docs/produit.md « Cycle de vie d'une demande »). */
   valideJusqua: z.string(),
+  /** The state of the open request for corrections, or null. */
+  correction: z.enum(ETAT_CORRECTION_VALUES).nullable(),
 });
 export type LigneDemande = z.infer<typeof ligneDemandeSchema>;
 export const COLONNES_LIGNE = Object.keys(ligneDemandeSchema.shape) as (keyof LigneDemande)[];
@@ -285,6 +290,8 @@ export const listeQuerySchema = z.object({
   suivi: z.enum(['', 'moi'], { error: 'Le filtre de suivi doit être « moi ».' }).default(''),
   /** A tab of the list: a group of statuses (ONGLETS). */
   onglet: z.enum(['', ...ONGLET_CLES], { error: `L'onglet doit être ${ONGLET_CLES.join(', ')}.` }).default(''),
+  /** Requests whose open request for corrections is in this state. */
+  correction: z.enum(['', ...ETAT_CORRECTION_VALUES], { error: `Le filtre de correction doit être ${ETAT_CORRECTION_VALUES.join(' ou ')}.` }).default(''),
   sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
   order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
   page: numeroDePageSchema,
@@ -306,6 +313,7 @@ export function requeteDeVue(q: ListeQuery): string {
   if (q.expiration) search.set('expiration', q.expiration);
   if (q.suivi) search.set('suivi', q.suivi);
   if (q.onglet) search.set('onglet', q.onglet);
+  if (q.correction) search.set('correction', q.correction);
   if (q.sort !== TRI_DEFAUT || q.order !== 'desc') {
     search.set('sort', q.sort);
     search.set('order', q.order);
@@ -374,8 +382,11 @@ export const annulationStatutSchema = z.object({
 export interface EvenementDirect {
   numeroUnique: string;
   statutDeLaDemande: Statut;
+  /** The previous status; null for a new request. The same as the status when something else changed (`quoi`). */
   de: Statut | null;
   date: string;
+  /** What changed when the status did not: the request for corrections. */
+  quoi?: 'correction';
 }
 
 /**
@@ -389,7 +400,7 @@ interface Champ {
   readonly lecture: Lecture;
   readonly options?: readonly Option[];
 }
-type ChampLu = Exclude<keyof DemandeComplete, 'acces' | 'id' | 'documents'>;
+type ChampLu = Exclude<keyof DemandeComplete, 'acces' | 'id' | 'documents' | 'correction'>;
 
 export const CHAMPS_DEMANDE = {
   numeroUnique: { label: 'Numéro unique', lecture: 'texte' },

@@ -48,6 +48,11 @@ export const MAX_FICHIERS_PAR_ENVOI = 20;
 /** The largest document accepted by default, in MB (`UPLOAD_MAX_MB` changes it; the web reads it from /parametres). */
 export const UPLOAD_MAX_MO_DEFAUT = 10;
 
+/** A manager's verdict on one document (docs/produit.md « Vérification des documents »); none while unchecked. */
+export const AVIS = { accepte: 'Accepté', 'a-remplacer': 'À remplacer' } as const;
+export type Avis = keyof typeof AVIS;
+export const AVIS_VALUES = Object.keys(AVIS) as [Avis, ...Avis[]];
+
 export const documentInfoSchema = z.object({
   id: z.string(),
   fileUrl: z.string(),
@@ -55,6 +60,9 @@ export const documentInfoSchema = z.object({
   type: z.enum(Object.keys(TYPES_ACCEPTES) as [TypeAccepte, ...TypeAccepte[]]),
   size: z.number(),
   uploadedAt: z.string(),
+  avis: z.enum(AVIS_VALUES).nullable(),
+  /** Why it is to be replaced, as the manager wrote it for the applicant. */
+  motifAvis: z.string().nullable(),
 });
 export type DocumentInfo = z.infer<typeof documentInfoSchema>;
 
@@ -62,3 +70,24 @@ export const documentsParCategorieSchema = z.object(
   Object.fromEntries(CATEGORIE_VALUES.map((c) => [c, z.array(documentInfoSchema)])) as Record<Categorie, z.ZodArray<typeof documentInfoSchema>>,
 );
 export type DocumentsParCategorie = Record<Categorie, DocumentInfo[]>;
+
+/**
+ * The state of one block of documents in the request's checklist: missing (none sent; « Autres documents » is
+ * optional), one to replace, one not yet checked, or every one accepted.
+ */
+export const ETATS_BLOC = {
+  manquant: 'Manquant',
+  facultatif: 'Facultatif',
+  'a-remplacer': 'À remplacer',
+  'a-verifier': 'À vérifier',
+  accepte: 'Accepté',
+} as const;
+export type EtatBloc = keyof typeof ETATS_BLOC;
+export const BLOCS_FACULTATIFS: readonly Categorie[] = ['other'];
+
+export function etatDuBloc(categorie: Categorie, documents: readonly Pick<DocumentInfo, 'avis'>[]): EtatBloc {
+  if (documents.length === 0) return BLOCS_FACULTATIFS.includes(categorie) ? 'facultatif' : 'manquant';
+  if (documents.some((d) => d.avis === 'a-remplacer')) return 'a-remplacer';
+  if (documents.some((d) => d.avis === null)) return 'a-verifier';
+  return 'accepte';
+}

@@ -6,8 +6,9 @@
 /** The statuses in which the requester may still delete a document (the town hall has not sent the file onward). */
 export const STATUTS_SUPPRESSION_DOCUMENT: readonly string[] = ['En attente des documents', 'En cours de traitement'];
 
-export function peutSupprimerDocument(statut: string): boolean {
-  return STATUTS_SUPPRESSION_DOCUMENT.includes(statut);
+/** A document the town hall asked to replace may be deleted whatever the status. */
+export function peutSupprimerDocument(statut: string, avis: string | null = null): boolean {
+  return STATUTS_SUPPRESSION_DOCUMENT.includes(statut) || avis === 'a-remplacer';
 }
 
 export const MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE =

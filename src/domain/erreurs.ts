@@ -53,6 +53,11 @@ export const CODES_ERREUR = [
   'NON_REACTIVABLE',
   'DELAI_REACTIVATION_DEPASSE',
   'TROP_DE_VUES',
+  'DEMANDE_CLOSE',
+  'CORRECTION_EN_COURS',
+  'AUCUNE_CORRECTION',
+  'LOT_EN_COURS',
+  'LOT_TROP_GRAND',
 ] as const;
 /** The app's own codes; better-auth's codes (INVALID_EMAIL_OR_PASSWORD…) pass through as they are. */
 export type CodeErreur = (typeof CODES_ERREUR)[number];

@@ -45,6 +45,10 @@ export const ACTIONS_JOURNAL = {
   'document-consulte': 'a ouvert un document',
   'documents-zip': 'a téléchargé tous les documents',
   export: 'a exporté la liste',
+  'revue-document': 'a vérifié un document',
+  correction: 'a demandé des corrections',
+  'corrections-faites': 'a indiqué avoir fait les corrections',
+  'correction-close': 'a clôturé la demande de correction',
 } as const;
 export type ActionJournal = keyof typeof ACTIONS_JOURNAL;
 

@@ -22,7 +22,9 @@ import compte from './features/compte/index.js';
 import { CompteRepository, placeSlugs } from './features/compte/repository.js';
 import demandes from './features/demandes/index.js';
 import informationsRoutes from './features/informations/routes.js';
+import corrections from './features/corrections/index.js';
 import instruction from './features/instruction/index.js';
+import lots from './features/lots/index.js';
 import parametresRoutes from './features/parametres/routes.js';
 import vues from './features/vues/index.js';
 import { createMailer, type Mailer } from './mail/index.js';
@@ -299,6 +301,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       });
       await api.register(demandes);
       await api.register(instruction);
+      await api.register(corrections);
+      await api.register(lots);
       await api.register(vues);
       await api.register(compte);
       await api.register(adressesRoutes);

@@ -52,6 +52,8 @@ export interface HousingRequestTable {
   clotureeLe: string | null;
   /** The manager who follows the request (« Suivie par », migration 0013), null when none. */
   suiviePar: Generated<string | null>;
+  /** The state of the open request for corrections (migration 0015): demandee, faite; null when none. */
+  correction: Generated<string | null>;
 }
 
 /** The scheduler's lease, one row per job (migration 0009). */
@@ -73,6 +75,11 @@ export interface DocumentTable {
   size: number;
   sha256: string;
   uploadedAt: string;
+  /** A manager's review (migration 0015): accepte, a-remplacer, null while unchecked; its reason, who, when. */
+  avis: Generated<string | null>;
+  avisMotif: Generated<string | null>;
+  avisPar: Generated<string | null>;
+  avisLe: Generated<string | null>;
 }
 
 export interface StatusEventTable {
@@ -194,6 +201,18 @@ export interface JournalGestionTable {
   le: string;
 }
 
+/** A request for corrections (migration 0015): asked by a manager, done by the applicant, closed by a manager. */
+export interface CorrectionTable {
+  id: string;
+  housingRequestId: string;
+  motif: string;
+  demandeePar: string | null;
+  demandeeLe: string;
+  faiteLe: string | null;
+  closePar: string | null;
+  closeLe: string | null;
+}
+
 /** A manager's saved view of the list (migration 0014). */
 export interface VueEnregistreeTable {
   id: string;
@@ -217,6 +236,7 @@ export interface Database {
   notesInternes: NoteInterneTable;
   journalGestion: JournalGestionTable;
   vuesEnregistrees: VueEnregistreeTable;
+  corrections: CorrectionTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -225,3 +245,4 @@ export type UserRow = Selectable<UserTable>;
 export type DemandeRow = Selectable<HousingRequestTable>;
 export type NewDemande = Insertable<HousingRequestTable>;
 export type DocumentRow = Selectable<DocumentTable>;
+export type CorrectionRow = Selectable<CorrectionTable>;

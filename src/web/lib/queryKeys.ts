@@ -21,6 +21,7 @@ export const cles = {
   listes: ['demandes', 'liste'],
   compteurs: ['demandes', 'liste', 'compteurs'],
   vues: ['vues'],
+  lot: (id: string | null) => ['lots', id],
   instruction: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique],
   notes: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'notes'],
   suivi: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'suivi'],

@@ -9,6 +9,8 @@ import { cles } from './queryKeys.js';
  * browser's EventSource stops trying: the page opens a new one after this delay (the server's Retry-After).
  */
 export const REESSAI_DIRECT_MS = 30_000;
+/** The lists are read again this long after the first of a burst of changes, once for the whole burst. */
+const LISTES_MS = 400;
 
 /**
  * Live status changes (Server-Sent Events): every change for managers' lists, one request's for its
@@ -19,8 +21,13 @@ export function useStatutEnDirect(numeroUnique?: string): void {
   const queryClient = useQueryClient();
   useEffect(() => {
     const url = apiUrl(numeroUnique ? `/evenements?numero=${encodeURIComponent(numeroUnique)}` : '/evenements');
+    // A bulk action sends hundreds of events in a few seconds: the lists are read again once per LISTES_MS at most.
+    let listes: ReturnType<typeof setTimeout> | undefined;
     const rafraichir = (numero: string | undefined) => {
-      void queryClient.invalidateQueries({ queryKey: cles.listes });
+      listes ??= setTimeout(() => {
+        listes = undefined;
+        void queryClient.invalidateQueries({ queryKey: cles.listes });
+      }, LISTES_MS);
       if (numero) {
         void queryClient.invalidateQueries({ queryKey: cles.demande(numero) });
         void queryClient.invalidateQueries({ queryKey: cles.historique(numero) });
@@ -47,6 +54,7 @@ export function useStatutEnDirect(numeroUnique?: string): void {
     return () => {
       fini = true;
       clearTimeout(reessai);
+      clearTimeout(listes);
       source?.close();
     };
   }, [numeroUnique, queryClient]);

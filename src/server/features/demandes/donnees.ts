@@ -34,13 +34,13 @@ export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName
 
 /**
  * One request's data in the zip, under `demande-<numéro>/`: demande.json (every field, the documents'
- * descriptions and the status history with refusal reasons) and each document's file under documents/.
+ * descriptions and reviews, the requests for corrections and the status history with refusal reasons) and each document's file under documents/.
  */
 export async function ajouterDemande(archive: archiverType.Archiver, deps: { repository: DemandesRepository; storage: Storage }, row: DemandeRow): Promise<void> {
   const { repository, storage } = deps;
   const dossier = `demande-${row.numeroUnique}/`;
   const docs = await repository.listDocuments(row.id);
-  const { acces: _acces, documents: _documents, ...champs } = toComplete(row, docs);
+  const { acces: _acces, documents: _documents, correction: _correction, ...champs } = toComplete(row, docs);
   const json = {
     ...champs,
     documents: docs.map((d) => ({
@@ -51,8 +51,12 @@ export async function ajouterDemande(archive: archiverType.Archiver, deps: { rep
       taille: d.size,
       sha256: d.sha256,
       deposeLe: d.uploadedAt,
+      avis: d.avis,
+      motifAvis: d.avisMotif,
       fichier: `documents/${nomDansLeZip(d.storageKey)}`,
     })),
+    // What the town hall asked the person to correct, and when they answered: written to them.
+    corrections: (await repository.corrections(row.id)).map((c) => ({ motif: c.motif, demandeeLe: c.demandeeLe, faiteLe: c.faiteLe, closeLe: c.closeLe })),
     historique: await repository.historique(row.id, false, true),
   };
   archive.append(JSON.stringify(json, null, 2), { name: `${dossier}demande.json` });

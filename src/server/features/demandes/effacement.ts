@@ -67,7 +67,7 @@ export async function supprimerDocument(
   const deleted = await repository.transaction(async (trx) => {
     const row = await repository.findForUpdate(demande.numeroUnique, demande.id, trx);
     if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
-    if (!peutSupprimerDocument(row.statutDeLaDemande)) throw new ApiError(409, 'DOCUMENT_VERROUILLE', MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE);
+    if (!peutSupprimerDocument(row.statutDeLaDemande, doc.avis)) throw new ApiError(409, 'DOCUMENT_VERROUILLE', MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE);
     return repository.deleteDocument(row.id, documentId, at.toISOString(), trx);
   });
   if (!deleted) throw introuvable();

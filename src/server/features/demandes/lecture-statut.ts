@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { RequetePreparee } from '../../db/preparee.js';
-import type { DemandeRow, DocumentRow } from '../../db/schema.js';
+import type { CorrectionRow, DemandeRow, DocumentRow } from '../../db/schema.js';
 
 /**
  * The reads of the lookup GET /logement/:numeroUnique, the app's hottest route (issue 11): statements
@@ -47,7 +47,7 @@ export const COLONNES_COMPLETES = [
 export type DemandeCompleteRow = Pick<DemandeRow, (typeof COLONNES_COMPLETES)[number]>;
 
 /** What the full view shows of each document (vues.ts `groupDocuments`). */
-export const COLONNES_DOCUMENT = ['id', 'category', 'originalName', 'contentType', 'size', 'uploadedAt'] as const satisfies readonly (keyof DocumentRow)[];
+export const COLONNES_DOCUMENT = ['id', 'category', 'originalName', 'contentType', 'size', 'uploadedAt', 'avis', 'avisMotif'] as const satisfies readonly (keyof DocumentRow)[];
 export type DocumentVueRow = Pick<DocumentRow, (typeof COLONNES_DOCUMENT)[number]>;
 
 function preparee<R>(db: Db, name: string, sql: string): RequetePreparee<R> {
@@ -55,7 +55,11 @@ function preparee<R>(db: Db, name: string, sql: string): RequetePreparee<R> {
   return new RequetePreparee<R>(db, name, sql, sql.replace(/\?/gu, () => `$${++n}`));
 }
 
-/** The lookup's three reads; erased requests (anonymous tombstones) are found by no numéro and no id. */
+/** What the full view shows of the open request for corrections (vues.ts `toCorrection`). */
+export const COLONNES_CORRECTION = ['motif', 'demandeeLe', 'faiteLe'] as const satisfies readonly (keyof CorrectionRow)[];
+export type CorrectionVueRow = Pick<CorrectionRow, (typeof COLONNES_CORRECTION)[number]>;
+
+/** The lookup's reads; erased requests (anonymous tombstones) are found by no numéro and no id. */
 export function lecturesConsultation(db: Db) {
   return {
     statut: preparee<DemandeStatutRow>(db, 'qv_demande_statut', `select ${colonnes(COLONNES_STATUT)} from housing_requests where numero_unique = ? and effacee_le is null`),
@@ -64,6 +68,11 @@ export function lecturesConsultation(db: Db) {
       db,
       'qv_demande_documents',
       `select ${colonnes(COLONNES_DOCUMENT)} from documents where housing_request_id = ? order by category, position`,
+    ),
+    correction: preparee<CorrectionVueRow>(
+      db,
+      'qv_demande_correction',
+      `select ${colonnes(COLONNES_CORRECTION)} from corrections where housing_request_id = ? and close_le is null order by demandee_le desc limit 1`,
     ),
   };
 }

@@ -17,15 +17,15 @@ import { foldForSearch } from '../../../domain/normalise.js';
 import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cycleDeVie.js';
 import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
-import type { Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
-import { lecturesConsultation, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
+import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
+import { lecturesConsultation, type CorrectionVueRow, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
 
 /** The list's query, with who « moi » is when it asks for the requests the manager follows. */
 export type ListeFiltre = ListeQuery & { suiviePar?: string };
 
 /** Whether the list is narrowed by anything but its search: a status, a validity, « Suivies par moi », a tab. */
-const avecFiltre = (q: ListeFiltre): boolean => q.status !== '' || q.expiration !== '' || q.suivi !== '' || q.onglet !== '';
+const avecFiltre = (q: ListeFiltre): boolean => q.status !== '' || q.expiration !== '' || q.suivi !== '' || q.onglet !== '' || q.correction !== '';
 
 /** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
 const SORT_COLUMN = {
@@ -87,10 +87,12 @@ export class DemandesRepository {
   }
 
   /** …and, for a full view, what it shows of the request and of its documents, by id. */
-  async findComplete(id: string): Promise<{ row: DemandeCompleteRow; documents: DocumentVueRow[] } | undefined> {
+  async findComplete(id: string): Promise<{ row: DemandeCompleteRow; documents: DocumentVueRow[]; correction: CorrectionVueRow | null } | undefined> {
     this.lectures ??= lecturesConsultation(this.db);
     const row = await this.lectures.complete.first(id);
-    return row && { row, documents: await this.lectures.documents.all(id) };
+    if (!row) return undefined;
+    const [documents, correction] = await Promise.all([this.lectures.documents.all(id), this.lectures.correction.first(id)]);
+    return { row, documents, correction: correction ?? null };
   }
 
   /** The request by numéro or by id, locked until the transaction ends on PostgreSQL (SQLite writes one at a time). */
@@ -225,6 +227,11 @@ export class DemandesRepository {
     return this.db.selectFrom('documents').selectAll().where('housingRequestId', '=', housingRequestId).orderBy('category').orderBy('position').execute();
   }
 
+  /** The request's requests for corrections, oldest first (the person's data export). */
+  corrections(housingRequestId: string): Promise<CorrectionRow[]> {
+    return this.db.selectFrom('corrections').selectAll().where('housingRequestId', '=', housingRequestId).orderBy('demandeeLe').execute();
+  }
+
   findDocument(housingRequestId: string, id: string): Promise<DocumentRow | undefined> {
     return this.db.selectFrom('documents').selectAll().where('id', '=', id).where('housingRequestId', '=', housingRequestId).executeTakeFirst();
   }
@@ -294,6 +301,7 @@ export class DemandesRepository {
     }
     if (q.suivi === 'moi') out = out.where(sql<boolean>`${col('suivie_par')} = ${q.suiviePar ?? ''}`);
     if (q.onglet) out = out.where(sql<boolean>`${col('statut_de_la_demande')} in (${sql.join(ONGLETS[q.onglet].statuts)})`);
+    if (q.correction) out = out.where(sql<boolean>`${col('correction')} = ${q.correction}`);
     if (q.expiration === 'radiee') out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${STATUT_RADIEE}`);
     else if (q.expiration) {
       // Written as migration 0011's partial index of open requests (literals): SQLite then reads that index.
@@ -449,12 +457,14 @@ export class DemandesRepository {
         updatedAt: at,
         effaceeLe: at,
         suiviePar: null,
+        correction: null,
       })
       .where('id', '=', id)
       .execute();
     // The managers' notes may speak of the person: they go with the rest (the audit, which holds no
-    // personal data, stays with the history).
+    // personal data, stays with the history). So do the reasons of requests for corrections; their dates stay.
     await trx.deleteFrom('notesInternes').where('housingRequestId', '=', id).execute();
+    await trx.updateTable('corrections').set({ motif: '' }).where('housingRequestId', '=', id).execute();
   }
 
   /** Deletes the request's document rows; answers their storage keys (the files go after the commit). */

@@ -78,7 +78,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
         if (sansJustificatif(request) || !(await hasFullAccess(request, statut))) return { data: toStatutVue(statut) };
         const complete = await repository.findComplete(statut.id);
         if (!complete) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
-        return { data: toComplete(complete.row, complete.documents) };
+        return { data: toComplete(complete.row, complete.documents, complete.correction) };
       },
     );
 

@@ -291,6 +291,10 @@ async function commitDocuments(
       size: s.size,
       sha256: s.sha256,
       uploadedAt,
+      avis: null,
+      avisMotif: null,
+      avisPar: null,
+      avisLe: null,
     };
   });
 

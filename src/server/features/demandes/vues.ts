@@ -1,8 +1,9 @@
+import type { Correction } from '../../../domain/corrections.js';
 import type { DemandeComplete, DemandeStatutVue } from '../../../domain/demande.js';
-import { CATEGORIE_VALUES, type Categorie, type DocumentInfo, type DocumentsParCategorie, type TypeAccepte } from '../../../domain/documents.js';
+import { CATEGORIE_VALUES, type Avis, type Categorie, type DocumentInfo, type DocumentsParCategorie, type TypeAccepte } from '../../../domain/documents.js';
 import type { Statut } from '../../../domain/statut.js';
 import type { DemandeRow } from '../../db/schema.js';
-import type { DemandeCompleteRow, DocumentVueRow } from './lecture-statut.js';
+import type { CorrectionVueRow, DemandeCompleteRow, DocumentVueRow } from './lecture-statut.js';
 
 /** Rows as the API shows them (docs/produit.md « Confidentialité »): the status view, the full view. */
 
@@ -29,6 +30,8 @@ export function groupDocuments(numeroUnique: string, rows: readonly DocumentVueR
       type: row.contentType as TypeAccepte,
       size: row.size,
       uploadedAt: row.uploadedAt,
+      avis: row.avis as Avis | null,
+      motifAvis: row.avis === 'a-remplacer' ? row.avisMotif : null,
     });
   }
   return map;
@@ -36,7 +39,12 @@ export function groupDocuments(numeroUnique: string, rows: readonly DocumentVueR
 
 type Complete<K extends keyof DemandeComplete> = DemandeComplete[K];
 
-export function toComplete(row: DemandeCompleteRow, documents: readonly DocumentVueRow[]): DemandeComplete {
+/** The open request for corrections: asked, or done by the applicant and waiting for a manager's check. */
+export function toCorrection(row: CorrectionVueRow): Correction {
+  return { etat: row.faiteLe ? 'faite' : 'demandee', motif: row.motif, demandeeLe: row.demandeeLe, faiteLe: row.faiteLe };
+}
+
+export function toComplete(row: DemandeCompleteRow, documents: readonly DocumentVueRow[], correction: CorrectionVueRow | null = null): DemandeComplete {
   return {
     acces: 'complet',
     id: row.id,
@@ -67,5 +75,6 @@ export function toComplete(row: DemandeCompleteRow, documents: readonly Document
     motivations: row.motivations,
     commentaires: row.commentaires,
     documents: groupDocuments(row.numeroUnique, documents),
+    correction: correction && toCorrection(correction),
   };
 }

@@ -86,7 +86,29 @@ export class InstructionRepository {
       .where('statusEvents.housingRequestId', '=', housingRequestId)
       .where('statusEvents.undoneAt', 'is', null)
       .execute();
+    // Requests for corrections: asked and closed by a manager, answered by the applicant (no name: a key holder).
+    const corrections = await this.db
+      .selectFrom('corrections')
+      .leftJoin('user as demandeur', 'demandeur.id', 'corrections.demandeePar')
+      .leftJoin('user as cloreur', 'cloreur.id', 'corrections.closePar')
+      .select([
+        'corrections.demandeeLe',
+        'corrections.faiteLe',
+        'corrections.closeLe',
+        'demandeur.prenom as dPrenom',
+        'demandeur.nom as dNom',
+        'cloreur.prenom as cPrenom',
+        'cloreur.nom as cNom',
+      ])
+      .where('corrections.housingRequestId', '=', housingRequestId)
+      .execute();
+    const entree = (action: ActionJournal, par: string, le: string): EntreeJournal => ({ action, libelle: ACTIONS_JOURNAL[action], par, le });
     const entrees: EntreeJournal[] = [
+      ...corrections.flatMap((c) => [
+        entree('correction', nomDe({ prenom: c.dPrenom, nom: c.dNom }), c.demandeeLe),
+        ...(c.faiteLe ? [entree('corrections-faites', 'Le demandeur', c.faiteLe)] : []),
+        ...(c.closeLe ? [entree('correction-close', nomDe({ prenom: c.cPrenom, nom: c.cNom }), c.closeLe)] : []),
+      ]),
       ...actions.map((a) => ({
         action: a.action as ActionJournal,
         libelle: ACTIONS_JOURNAL[a.action as ActionJournal] ?? a.action,

@@ -15,6 +15,7 @@ import { useDemande, useHistorique } from './api.js';
 import { telechargerDocumentsZip, useTelechargement } from './apiEffacement.js';
 import { takeCleFromHash, useNumerosEnregistres } from '../../lib/clesDAcces.js';
 import { OublierCetAppareil, SeSouvenirDeCetAppareil } from './CetAppareil.js';
+import { ChecklistDocuments, CorrectionDemandeur, CorrectionGestion } from './Corrections.js';
 import { CycleDeVie } from './CycleDeVie.js';
 import { UploadBlocks } from './Documents.js';
 import { Instruction } from './Instruction.js';
@@ -119,6 +120,8 @@ function DemandeContent({ numero }: { numero: string }) {
     <Stack gap="lg">
       <Text>Enregistrée le {formatJour(data.dateDEnregistrement)}.</Text>
       {surCetAppareil.length > 0 && <CetAppareil numero={numero} cleIci={cleIci} />}
+      {/* What the town hall waits for comes first: the applicant's one action on this page. */}
+      {data.acces === 'complet' && (!gestionnaire || cleIci) && <CorrectionDemandeur demande={data} />}
       <Card withBorder padding="lg">
         <ProgressBar statut={data.statutDeLaDemande} />
       </Card>
@@ -126,12 +129,14 @@ function DemandeContent({ numero }: { numero: string }) {
       {data.acces === 'complet' ? (
         <>
           {/* Managers come to act: their handling first, before the request's details. */}
+          {gestionnaire && <CorrectionGestion demande={data} />}
           {gestionnaire && <Instruction numero={numero} />}
           <CycleDeVie numero={numero} />
           <Details demande={data} />
           <Divider />
+          <ChecklistDocuments demande={data} />
           {Object.values(data.documents).some((list) => list.length > 0) && <ToutTelecharger numero={numero} />}
-          <UploadBlocks demande={data} supprimable={!gestionnaire || cleIci} />
+          <UploadBlocks demande={data} supprimable={!gestionnaire || cleIci} revue={gestionnaire} />
           {(!gestionnaire || cleIci) && <RetraitDemande numero={numero} onRetiree={() => setFin('retiree')} />}
           {gestionnaire && <EffacementGestionnaire numero={numero} onEffacee={() => setFin('effacee')} />}
         </>

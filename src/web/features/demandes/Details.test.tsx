@@ -35,6 +35,7 @@ const demande: DemandeComplete = {
   motivations: 'Logement trop petit',
   commentaires: '',
   documents: { livret: [], identity: [], tax: [], salary: [], other: [] },
+  correction: null,
 };
 
 /** The value a description list gives to a term. */

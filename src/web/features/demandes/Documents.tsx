@@ -1,9 +1,11 @@
-import { Alert, Anchor, Button, Card, CloseButton, FileButton, Group, List, Loader, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, CloseButton, FileButton, Group, List, Loader, Progress, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
 import type { DemandeComplete } from '../../../domain/demande.js';
 import { peutSupprimerDocument } from '../../../domain/effacement.js';
+import { MOTIF_AVIS_MAX } from '../../../domain/corrections.js';
 import {
+  AVIS,
   CATEGORIES,
   EXTENSIONS_ACCEPTEES,
   MAX_FICHIERS_PAR_ENVOI,
@@ -18,6 +20,8 @@ import { Dialog } from '../../components/Dialog.js';
 import { errorMessage } from '../../lib/api.js';
 import { useParametres } from '../../lib/parametres.js';
 import { fetchDocumentBlob, useEnvoiDocuments } from './api.js';
+import { useAvisDocument } from './apiCorrections.js';
+import { ORANGE_A_FAIRE, PiedDeDialogue } from './Corrections.js';
 import { useSuppressionDocument } from './apiEffacement.js';
 
 const ACCEPT = [...EXTENSIONS_ACCEPTEES, ...Object.keys(TYPES_ACCEPTES)].join(',');
@@ -43,8 +47,11 @@ function fileProblem(file: File, maxBytes: number): string | null {
   return null;
 }
 
-/** `supprimable`: the viewer is the requester (key or owner), who may delete documents not yet sent onward. */
-export function UploadBlocks({ demande, supprimable = false }: { demande: DemandeComplete; supprimable?: boolean }) {
+/**
+ * `supprimable`: the viewer is the requester (key or owner), who may delete documents not yet sent onward (and
+ * those to replace). `revue`: the viewer is a manager, who marks each document accepted or to replace.
+ */
+export function UploadBlocks({ demande, supprimable = false, revue = false }: { demande: DemandeComplete; supprimable?: boolean; revue?: boolean }) {
   const { data: parametres } = useParametres();
   const maxBytes = parametres?.uploadMaxBytes ?? DEFAULT_MAX_BYTES;
   const maxFiles = parametres?.maxFichiersParEnvoi ?? MAX_FICHIERS_PAR_ENVOI;
@@ -111,7 +118,8 @@ export function UploadBlocks({ demande, supprimable = false }: { demande: Demand
               numeroUnique={demande.numeroUnique}
               categorie={categorie}
               documents={demande.documents[categorie]}
-              peutSupprimer={supprimable && peutSupprimerDocument(demande.statutDeLaDemande)}
+              peutSupprimer={(doc) => supprimable && peutSupprimerDocument(demande.statutDeLaDemande, doc.avis)}
+              revue={revue}
             />
             {pending[categorie].length > 0 && (
               <>
@@ -180,14 +188,18 @@ function DocumentList({
   categorie,
   documents,
   peutSupprimer,
+  revue,
 }: {
   numeroUnique: string;
   categorie: Categorie;
   documents: DocumentInfo[];
-  peutSupprimer: boolean;
+  peutSupprimer: (doc: DocumentInfo) => boolean;
+  revue: boolean;
 }) {
   const [preview, setPreview] = useState<DocumentInfo | null>(null);
   const [aSupprimer, setASupprimer] = useState<DocumentInfo | null>(null);
+  const [aRemplacer, setARemplacer] = useState<DocumentInfo | null>(null);
+  const avis = useAvisDocument(numeroUnique);
   const [supprime, setSupprime] = useState<string | null>(null);
   const annonce = (
     <div role="status" aria-live="polite">
@@ -228,12 +240,43 @@ function DocumentList({
                 <Text size="xs" c="gray.7">
                   {doc.type === 'application/pdf' ? 'PDF' : 'Image'} · {formatSize(doc.size)} · envoyé le {formatHorodatage(doc.uploadedAt)}
                 </Text>
+                {doc.avis && (
+                  <Badge color={doc.avis === 'accepte' ? 'teal.9' : ORANGE_A_FAIRE} variant="filled" size="sm" mt={4}>
+                    {AVIS[doc.avis]}
+                  </Badge>
+                )}
+                {doc.avis === 'a-remplacer' && doc.motifAvis && (
+                  <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                    Motif : {doc.motifAvis}
+                  </Text>
+                )}
+                {revue && (
+                  <Group gap={4} mt={4}>
+                    {doc.avis !== 'accepte' && (
+                      <Button
+                        size="compact-sm"
+                        variant="light"
+                        color="teal.9"
+                        loading={avis.isPending && avis.variables?.documentId === doc.id}
+                        onClick={() => avis.mutate({ documentId: doc.id, avis: { avis: 'accepte' } })}
+                        aria-label={`Accepter ${doc.name}`}
+                      >
+                        Accepter
+                      </Button>
+                    )}
+                    {doc.avis !== 'a-remplacer' && (
+                      <Button size="compact-sm" variant="light" color={ORANGE_A_FAIRE} onClick={() => setARemplacer(doc)} aria-label={`Marquer ${doc.name} à remplacer`}>
+                        À remplacer
+                      </Button>
+                    )}
+                  </Group>
+                )}
               </div>
               <Group gap={4} wrap="nowrap">
                 <Button size="compact-sm" variant="subtle" onClick={() => setPreview(doc)} aria-label={`Voir ${doc.name}`}>
                   Voir
                 </Button>
-                {peutSupprimer && (
+                {peutSupprimer(doc) && (
                   <Button size="compact-sm" variant="subtle" color="red" onClick={() => setASupprimer(doc)} aria-label={`Supprimer ${doc.name}`}>
                     Supprimer
                   </Button>
@@ -245,7 +288,62 @@ function DocumentList({
       </List>
       <DocumentPreview numeroUnique={numeroUnique} document={preview} onClose={() => setPreview(null)} />
       <SuppressionDocument numeroUnique={numeroUnique} document={aSupprimer} onClose={() => setASupprimer(null)} onSupprime={onSupprime} />
+      {revue && <AvisARemplacer numeroUnique={numeroUnique} document={aRemplacer} onClose={() => setARemplacer(null)} />}
+      {avis.error && (
+        <Text c="red.8" size="sm" role="alert">
+          {errorMessage(avis.error, 'L’avis n’a pas pu être enregistré.')}
+        </Text>
+      )}
     </>
+  );
+}
+
+/** A manager marks a document to replace, with the reason the applicant will read. */
+function AvisARemplacer({ numeroUnique, document: doc, onClose }: { numeroUnique: string; document: DocumentInfo | null; onClose: () => void }) {
+  const avis = useAvisDocument(numeroUnique);
+  const [motif, setMotif] = useState('');
+  const [tente, setTente] = useState(false);
+  const fermer = () => {
+    if (avis.isPending) return;
+    avis.reset();
+    setMotif('');
+    setTente(false);
+    onClose();
+  };
+  return (
+    <Dialog opened={doc !== null} onClose={fermer} title="Document à remplacer" size="md">
+      {doc && (
+        <form
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            setTente(true);
+            if (motif.trim() === '') return;
+            avis.mutate({ documentId: doc.id, avis: { avis: 'a-remplacer', motif } }, { onSuccess: fermer });
+          }}
+        >
+          <Stack gap="sm">
+            <TextInput
+              label={`Pourquoi remplacer « ${doc.name} » ?`}
+              description="La personne lit ce motif sur sa demande."
+              required
+              value={motif}
+              maxLength={MOTIF_AVIS_MAX}
+              onChange={(e) => setMotif(e.currentTarget.value)}
+              error={tente && motif.trim() === '' ? 'Indiquez pourquoi ce document est à remplacer.' : undefined}
+              data-autofocus
+            />
+            <PiedDeDialogue
+              erreur={avis.error && errorMessage(avis.error, 'L’avis n’a pas pu être enregistré.')}
+              enCours={avis.isPending}
+              onAnnuler={fermer}
+              envoyer="Marquer à remplacer"
+              color={ORANGE_A_FAIRE}
+            />
+          </Stack>
+        </form>
+      )}
+    </Dialog>
   );
 }
 

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, CloseButton, Group, Loader, NativeSelect, Pagination, SegmentedControl, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Checkbox, CloseButton, Group, Loader, NativeSelect, Pagination, SegmentedControl, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
 import { useCallback, useRef, useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
@@ -7,6 +7,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { EXPIRATION_LABELS, EXPIRATIONS } from '../../../domain/cycleDeVie.js';
 import { formatJour } from '../../../domain/dates.js';
+import { ETAT_CORRECTION_VALUES, ETATS_CORRECTION } from '../../../domain/corrections.js';
 import { CHAMPS_DEMANDE, listeQuerySchema, ONGLETS, type Onglet, MOTIF_MAX, avecMotif, requeteDeVue, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { labelOf } from '../../../domain/options.js';
 import { STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUTS, type Statut } from '../../../domain/statut.js';
@@ -18,6 +19,8 @@ import { useMoi } from '../../lib/session.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { focusAnnuler, notifierChangement } from './AnnulationStatut.js';
+import { ORANGE_A_FAIRE } from './Corrections.js';
+import { BarreDeLot } from './LotDemandes.js';
 import { exportCsvUrl, listeQueryString, useChangementStatut, useCompteurs, useListe } from './api.js';
 import { useAjoutVue, useSuppressionVue, useVues } from './apiVues.js';
 
@@ -102,6 +105,16 @@ function Liste() {
   const selects = useRef(new Map<string, HTMLSelectElement>());
   const focusSelect = useCallback((numeroUnique: string) => selects.current.get(numeroUnique)?.focus(), []);
   const [aConfirmer, setAConfirmer] = useState<{ ligne: LigneDemande; statut: Statut } | null>(null);
+  // The rows chosen for bulk work: forgotten when the list shows other rows (search, filter, sort, page).
+  const [choisis, setChoisis] = useState<{ liste: string; numeros: string[] | 'filtre' }>({ liste: '', numeros: [] });
+  const cetteListe = `${requeteDeVue(params)}&page=${params.page}`;
+  const numerosChoisis = choisis.liste === cetteListe ? choisis.numeros : [];
+  const choisir1 = (numero: string, oui: boolean) => {
+    const avant = numerosChoisis === 'filtre' ? (data?.data.map((r) => r.numeroUnique) ?? []) : numerosChoisis;
+    setChoisis({ liste: cetteListe, numeros: oui ? [...avant, numero] : avant.filter((n) => n !== numero) });
+  };
+  const surLaPage = data?.data.map((r) => r.numeroUnique) ?? [];
+  const tousChoisis = numerosChoisis === 'filtre' || (surLaPage.length > 0 && surLaPage.every((n) => numerosChoisis.includes(n)));
 
   function change(ligne: LigneDemande, statut: Statut, motif?: string) {
     setFailure(null);
@@ -156,6 +169,12 @@ function Liste() {
           onChange={(e) => update({ expiration: e.currentTarget.value as ListeQuery['expiration'], page: 1 })}
           data={[{ value: '', label: 'Toutes' }, ...EXPIRATIONS.map((x) => ({ value: x, label: EXPIRATION_LABELS[x] }))]}
         />
+        <NativeSelect
+          label="Corrections"
+          value={params.correction}
+          onChange={(e) => update({ correction: e.currentTarget.value as ListeQuery['correction'], page: 1 })}
+          data={[{ value: '', label: 'Toutes' }, ...ETAT_CORRECTION_VALUES.map((x) => ({ value: x, label: ETATS_CORRECTION[x] }))]}
+        />
       </Group>
       <div role="status" aria-live="polite">
         {data && (
@@ -180,67 +199,100 @@ function Liste() {
       ) : data && data.data.length === 0 ? (
         <AucuneDemande
           params={params}
-          onEffacer={() => update({ q: '', status: '', expiration: '', suivi: '', onglet: '', page: 1 })}
+          onEffacer={() => update({ q: '', status: '', expiration: '', suivi: '', onglet: '', correction: '', page: 1 })}
         />
       ) : (
-        <Table.ScrollContainer minWidth={1000}>
-          <Table striped highlightOnHover verticalSpacing="xs">
-            <Table.Caption>Demandes de logement, triées par {COLUMNS.find((c) => c.key === params.sort)?.label.toLowerCase()}</Table.Caption>
-            <Table.Thead>
-              <Table.Tr>
-                {COLUMNS.map((c) => {
-                  const active = params.sort === c.key;
-                  return (
-                    <Table.Th key={c.key} scope="col" aria-sort={active ? (params.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                      <UnstyledButton onClick={() => sortBy(c.key)} fw={700}>
-                        {c.label} {active ? (params.order === 'asc' ? '▲' : '▼') : ''}
-                      </UnstyledButton>
-                    </Table.Th>
-                  );
-                })}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data?.data.map((row) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={paths.demande(row.numeroUnique)}>
-                      {row.numeroUnique}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>
-                    <NativeSelect
-                      ref={(element) => {
-                        if (element) selects.current.set(row.numeroUnique, element);
-                        else selects.current.delete(row.numeroUnique);
-                      }}
-                      aria-label={`Statut de la demande n° ${row.numeroUnique}`}
-                      value={row.statutDeLaDemande}
-                      onChange={(e) => choisir(row, e.currentTarget.value as Statut)}
-                      onKeyDown={(e) => {
-                        // Tab goes to the « Annuler » of this row's change while it can be undone.
-                        if (e.key === 'Tab' && !e.shiftKey && focusAnnuler(row.numeroUnique)) e.preventDefault();
-                      }}
-                      data={STATUTS.map((s) => ({ value: s, label: s }))}
-                      miw="16rem"
-                      styles={{ input: { background: STATUT_COULEURS[row.statutDeLaDemande], color: STATUT_COULEUR_TEXTE, fontWeight: 600 } }}
-                      data-statut={row.statutDeLaDemande}
+        <>
+          {data && (
+            <BarreDeLot
+              choix={numerosChoisis === 'filtre' ? { mode: 'filtre', total: data.total } : { mode: 'numeros', numeros: numerosChoisis }}
+              params={params}
+              page={surLaPage.length}
+              total={data.total}
+              totalExact={data.totalExact}
+              onToutLeFiltre={() => setChoisis({ liste: cetteListe, numeros: 'filtre' })}
+              onLance={() => setChoisis({ liste: '', numeros: [] })}
+            />
+          )}
+          <Table.ScrollContainer minWidth={1000}>
+            <Table striped highlightOnHover verticalSpacing="xs">
+              <Table.Caption>Demandes de logement, triées par {COLUMNS.find((c) => c.key === params.sort)?.label.toLowerCase()}</Table.Caption>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col" w="2.5rem">
+                    <Checkbox
+                      aria-label="Choisir toutes les demandes de la page"
+                      checked={tousChoisis}
+                      indeterminate={!tousChoisis && numerosChoisis.length > 0}
+                      onChange={(e) => setChoisis({ liste: cetteListe, numeros: e.currentTarget.checked ? surLaPage : [] })}
                     />
-                  </Table.Td>
-                  <Table.Td>{row.prenom}</Table.Td>
-                  <Table.Td>{row.nom}</Table.Td>
-                  <Table.Td title={row.email} style={{ maxWidth: '14rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
-                    {row.email}
-                  </Table.Td>
-                  <Table.Td>{row.nombreDEnfants}</Table.Td>
-                  <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
-                  <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
-                  <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
+                  </Table.Th>
+                  {COLUMNS.map((c) => {
+                    const active = params.sort === c.key;
+                    return (
+                      <Table.Th key={c.key} scope="col" aria-sort={active ? (params.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                        <UnstyledButton onClick={() => sortBy(c.key)} fw={700}>
+                          {c.label} {active ? (params.order === 'asc' ? '▲' : '▼') : ''}
+                        </UnstyledButton>
+                      </Table.Th>
+                    );
+                  })}
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+              </Table.Thead>
+              <Table.Tbody>
+                {data?.data.map((row) => (
+                  <Table.Tr key={row.id}>
+                    <Table.Td>
+                      <Checkbox
+                        aria-label={`Choisir la demande n° ${row.numeroUnique}`}
+                        checked={numerosChoisis === 'filtre' || numerosChoisis.includes(row.numeroUnique)}
+                        onChange={(e) => choisir1(row.numeroUnique, e.currentTarget.checked)}
+                      />
+                    </Table.Td>
+                    <Table.Td>
+                      <Anchor component={Link} to={paths.demande(row.numeroUnique)}>
+                        {row.numeroUnique}
+                      </Anchor>
+                      {row.correction && (
+                        <Badge display="block" mt={4} size="sm" variant="filled" color={row.correction === 'faite' ? 'teal.9' : ORANGE_A_FAIRE} w="fit-content">
+                          {ETATS_CORRECTION[row.correction]}
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <NativeSelect
+                        ref={(element) => {
+                          if (element) selects.current.set(row.numeroUnique, element);
+                          else selects.current.delete(row.numeroUnique);
+                        }}
+                        aria-label={`Statut de la demande n° ${row.numeroUnique}`}
+                        value={row.statutDeLaDemande}
+                        onChange={(e) => choisir(row, e.currentTarget.value as Statut)}
+                        onKeyDown={(e) => {
+                          // Tab goes to the « Annuler » of this row's change while it can be undone.
+                          if (e.key === 'Tab' && !e.shiftKey && focusAnnuler(row.numeroUnique)) e.preventDefault();
+                        }}
+                        data={STATUTS.map((s) => ({ value: s, label: s }))}
+                        miw="16rem"
+                        styles={{ input: { background: STATUT_COULEURS[row.statutDeLaDemande], color: STATUT_COULEUR_TEXTE, fontWeight: 600 } }}
+                        data-statut={row.statutDeLaDemande}
+                      />
+                    </Table.Td>
+                    <Table.Td>{row.prenom}</Table.Td>
+                    <Table.Td>{row.nom}</Table.Td>
+                    <Table.Td title={row.email} style={{ maxWidth: '14rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                      {row.email}
+                    </Table.Td>
+                    <Table.Td>{row.nombreDEnfants}</Table.Td>
+                    <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
+                    <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
+                    <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </>
       )}
       <ConfirmationStatut
         demande={aConfirmer}
@@ -388,6 +440,7 @@ function AucuneDemande({ params, onEffacer }: { params: ListeQuery; onEffacer: (
     params.expiration && `validité « ${EXPIRATION_LABELS[params.expiration]} »`,
     params.suivi === 'moi' && 'suivies par moi',
     params.onglet && `onglet « ${ONGLETS[params.onglet].libelle} »`,
+    params.correction && ETATS_CORRECTION[params.correction].toLowerCase(),
   ].filter(Boolean);
   if (!params.q && filtres.length === 0) {
     return (

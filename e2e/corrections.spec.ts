@@ -1,0 +1,96 @@
+import { request as nouveauClient } from '@playwright/test';
+import { expect, test } from './fixtures.js';
+import { expectNoAxeViolation, mailsPour, manager, signIn } from './gestion-aides.js';
+
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+test('a correction round trip: the manager asks, the resident sees it live, replaces the document and answers, the manager checks and closes', async ({
+  page,
+  browser,
+  request,
+}, testInfo) => {
+  const tag = `${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
+  const numeroUnique = `015c${tag}`;
+  const email = `corr.${tag}@example.org`;
+  const client = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
+  const res = await client.post('/app/api/logement', { data: { numeroUnique, prenom: 'Inès', nom: 'Benali', email, motivations: 'x' } });
+  expect(res.status()).toBe(201);
+  const { privateLink, accessKey } = (await res.json()).data as { privateLink: string; accessKey: string };
+  const envoi = await client.post(`/app/api/logement/upload-files/${numeroUnique}`, {
+    headers: { 'x-access-key': accessKey },
+    multipart: {
+      identity: { name: 'cni.pdf', mimeType: 'application/pdf', buffer: PDF },
+      tax: { name: 'avis-2023.pdf', mimeType: 'application/pdf', buffer: PDF },
+    },
+  });
+  expect(envoi.status()).toBe(201);
+  await client.dispose();
+
+  // The resident's page is open on another device while the town hall works.
+  const resident = await (await browser.newContext({ viewport: page.viewportSize()! })).newPage();
+  await resident.goto(privateLink);
+  const checklist = resident.getByRole('region', { name: 'Pièces du dossier' });
+  await expect(checklist.locator('[data-bloc=tax]')).toHaveAttribute('data-etat', 'a-verifier');
+  await expect(checklist.locator('[data-bloc=salary]')).toHaveAttribute('data-etat', 'manquant');
+
+  await signIn(page, await manager(request, testInfo));
+  await page.goto(`/logement/${numeroUnique}`);
+  const corrections = page.getByRole('region', { name: 'Corrections' });
+  await expect(corrections.getByText('Aucune correction demandée en cours.')).toBeVisible();
+  // The identity card is fine.
+  await page.getByRole('button', { name: 'Accepter cni.pdf' }).click();
+  await expect(page.getByRole('region', { name: 'Pièces du dossier' }).locator('[data-bloc=identity]')).toHaveAttribute('data-etat', 'accepte');
+  await corrections.getByRole('button', { name: 'Demander des corrections' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Demander des corrections' });
+  // Sent empty: said in French, nothing sent.
+  await dialog.getByRole('button', { name: 'Envoyer la demande' }).click();
+  await expect(dialog.getByText('Expliquez ce qu’il faut corriger.')).toBeVisible();
+  await dialog.getByLabel(/^Ce qu’il faut corriger/u).fill('Il manque votre dernier avis d’imposition et vos bulletins de salaire.');
+  await dialog.getByLabel("Avis d'imposition — avis-2023.pdf").check();
+  await dialog.getByLabel('Pourquoi remplacer « avis-2023.pdf » ?').fill('C’est l’avis de 2023 : envoyez celui de 2025.');
+  await expectNoAxeViolation(page);
+  await page.screenshot({ path: `e2e/screenshots/correction-demande-${testInfo.project.name}.png` });
+  await dialog.getByRole('button', { name: 'Envoyer la demande' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(corrections.getByText('En attente de la personne')).toBeVisible();
+
+  // The resident sees it without reloading: the reason, the document to replace and why.
+  const demandeCorr = resident.getByRole('region', { name: 'La mairie annexe vous demande des corrections' });
+  await expect(demandeCorr).toBeVisible();
+  await expect(demandeCorr.getByText('Il manque votre dernier avis d’imposition et vos bulletins de salaire.')).toBeVisible();
+  await expect(demandeCorr.getByText(/avis-2023\.pdf » : C’est l’avis de 2023 : envoyez celui de 2025\./u)).toBeVisible();
+  await expect(checklist.locator('[data-bloc=tax]')).toHaveAttribute('data-etat', 'a-remplacer');
+  await expect(checklist.locator('[data-bloc=identity]')).toHaveAttribute('data-etat', 'accepte');
+  await expectNoAxeViolation(resident);
+  await resident.screenshot({ path: `e2e/screenshots/correction-habitant-${testInfo.project.name}.png`, fullPage: true });
+  // And by e-mail.
+  const mail = (await mailsPour(email)).find((m) => m.includes('Ce qu’il faut corriger'));
+  expect(mail).toContain('C’est l’avis de 2023 : envoyez celui de 2025.');
+
+  // It replaces the document, then answers.
+  const tax = resident.locator('section', { hasText: "Avis d'imposition" }).filter({ has: resident.getByRole('button', { name: 'Ajouter des fichiers' }) });
+  await tax.getByRole('button', { name: 'Supprimer avis-2023.pdf' }).click();
+  await resident.getByRole('dialog').getByRole('button', { name: 'Supprimer' }).click();
+  await expect(tax.getByText('« avis-2023.pdf » a été supprimé.')).toBeVisible();
+  await expect(tax.getByText('avis-2023.pdf', { exact: true })).toHaveCount(0);
+  await tax.locator('input[type=file]').setInputFiles({ name: 'avis-2025.pdf', mimeType: 'application/pdf', buffer: PDF });
+  await resident.getByRole('button', { name: 'Envoyer le fichier' }).click();
+  await expect(tax.getByText('avis-2025.pdf', { exact: true })).toBeVisible();
+  await demandeCorr.getByRole('button', { name: 'J’ai fait les corrections' }).click();
+  await expect(resident.getByText('Corrections envoyées')).toBeVisible();
+  await expect(checklist.locator('[data-bloc=tax]')).toHaveAttribute('data-etat', 'a-verifier');
+
+  // The manager finds it in the list by its state, accepts the new document and closes the request for corrections.
+  await page.goto(`/logement/list?correction=faite&q=${numeroUnique}`);
+  const ligne = page.getByRole('row').filter({ has: page.getByRole('link', { name: numeroUnique }) });
+  await expect(ligne.getByText('Corrections faites')).toBeVisible();
+  await expectNoAxeViolation(page);
+  await ligne.getByRole('link', { name: numeroUnique }).click();
+  await page.getByRole('button', { name: 'Accepter avis-2025.pdf' }).click();
+  await expect(page.getByRole('region', { name: 'Pièces du dossier' }).locator('[data-bloc=tax]')).toHaveAttribute('data-etat', 'accepte');
+  await corrections.getByRole('button', { name: 'Corrections vérifiées : clôturer' }).click();
+  await expect(corrections.getByText('Aucune correction demandée en cours.')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Journal des actions' }).getByText(/a indiqué avoir fait les corrections/u)).toBeVisible();
+  await expect(resident.getByText('Corrections envoyées')).toHaveCount(0);
+  await resident.context().close();
+});

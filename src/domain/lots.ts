@@ -1,0 +1,77 @@
+/**
+ * Bulk work on the managers' list (issue 12 point 7; docs/produit.md « Travail par lot »): the chosen rows, or
+ * every request matching the list's filter, get one action — a new status (one e-mail each, through the outbox),
+ * or « Suivre » — run by the server while the list shows its progress.
+ */
+import { listeQuerySchema, MOTIF_MAX, numeroUniqueParamSchema, STATUTS_AVEC_MOTIF, avecMotif, type ListeQuery } from './demande.js';
+import { STATUTS } from './statut.js';
+import { z } from './zod.js';
+
+/** The most requests one bulk action may touch. */
+export const LOT_MAX = 1000;
+
+const selectionSchema = z.discriminatedUnion(
+  'mode',
+  [
+    z.object({
+      mode: z.literal('numeros'),
+      numeros: z
+        .array(numeroUniqueParamSchema, { error: 'Choisissez les demandes.' })
+        .min(1, { error: 'Choisissez au moins une demande.' })
+        .max(LOT_MAX, { error: `Au plus ${LOT_MAX} demandes à la fois.` }),
+    }),
+    z.object({
+      mode: z.literal('filtre'),
+      /** The list's query string: every request it matches. */
+      requete: z
+        .string({ error: 'Le filtre doit être un texte.' })
+        .max(1000, { error: 'Le filtre est trop long.' })
+        .transform((texte, ctx): ListeQuery => {
+          const lue = listeQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(texte)));
+          if (!lue.success) {
+            ctx.addIssue({ code: 'custom', message: 'Ce filtre ne décrit pas une liste valable.' });
+            return z.NEVER;
+          }
+          return lue.data;
+        }),
+    }),
+  ],
+  { error: 'La sélection doit être « numeros » ou « filtre ».' },
+);
+
+const actionSchema = z.discriminatedUnion(
+  'type',
+  [
+    z
+      .object({
+        type: z.literal('statut'),
+        statut: z.enum(STATUTS, { error: `Statut inconnu : choisissez parmi ${STATUTS.join(', ')}.` }),
+        motif: z
+          .string({ error: 'Le motif doit être un texte.' })
+          .trim()
+          .max(MOTIF_MAX, { error: `Le motif ne doit pas dépasser ${MOTIF_MAX} caractères.` })
+          .optional(),
+      })
+      .refine((a) => !a.motif || avecMotif(a.statut), {
+        error: `Un motif ne peut accompagner que les statuts ${STATUTS_AVEC_MOTIF.map((s) => `« ${s} »`).join(' et ')}.`,
+        path: ['motif'],
+      }),
+    z.object({ type: z.literal('suivre') }),
+  ],
+  { error: 'L’action doit être « statut » ou « suivre ».' },
+);
+
+export const nouveauLotSchema = z.object({ selection: selectionSchema, action: actionSchema });
+export type NouveauLot = z.input<typeof nouveauLotSchema>;
+export type LotDemande = z.output<typeof nouveauLotSchema>;
+
+/** A bulk action's progress: `faits` changed, `inchanges` already so, `echecs` gone meanwhile (erased, withdrawn). */
+export const etatLotSchema = z.object({
+  id: z.string(),
+  total: z.number(),
+  faits: z.number(),
+  inchanges: z.number(),
+  echecs: z.number(),
+  fini: z.boolean(),
+});
+export type EtatLot = z.infer<typeof etatLotSchema>;

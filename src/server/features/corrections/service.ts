@@ -1,0 +1,134 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Correction, NouvelleCorrection } from '../../../domain/corrections.js';
+import { estCloturee } from '../../../domain/cycleDeVie.js';
+import { AVIS, CATEGORIES, type Avis } from '../../../domain/documents.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
+import type { Statut } from '../../../domain/statut.js';
+import type { Config } from '../../config.js';
+import type { DemandeRow, DocumentRow } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
+import type { EventBus } from '../../events/index.js';
+import type { Mailer } from '../../mail/index.js';
+import type { InstructionRepository } from '../instruction/repository.js';
+import { mailCorrectionDemandee } from './mails.js';
+import type { CorrectionsRepository } from './repository.js';
+
+const blocDe = (category: string) => CATEGORIES.find((c) => c.value === category)?.label ?? category;
+/** The audit's words for a review: the block and the verdict, never the reason (a text a person wrote). */
+const detailAvis = (doc: Pick<DocumentRow, 'category'>, avis: Avis | null) => `${blocDe(doc.category)} (${avis ? AVIS[avis].toLowerCase() : 'avis retiré'})`;
+
+const introuvable = () => new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+const documentIntrouvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n'existe pas pour cette demande.");
+
+/**
+ * Requests for corrections and the review of documents (docs/produit.md « Corrections et vérification des
+ * documents »). Each change is one transaction with its audit entries and, when a manager asks for
+ * corrections, the applicant's e-mail (outbox); the live event follows the commit.
+ */
+export class CorrectionsService {
+  constructor(
+    private readonly deps: {
+      repository: CorrectionsRepository;
+      journal: InstructionRepository;
+      mailer: Mailer;
+      bus: EventBus;
+      config: Pick<Config, 'publicUrl'>;
+      now: () => Date;
+    },
+  ) {}
+
+  /**
+   * A manager asks for corrections: the reason, the documents to replace (each marked « à remplacer » with
+   * its reason), the applicant's e-mail. One open request at a time: asked again while the applicant has
+   * not answered, 409; once they have (« faite »), the new one closes the previous one.
+   */
+  async demander(housingRequestId: string, managerId: string, input: NouvelleCorrection, log: FastifyBaseLogger): Promise<Correction> {
+    const { repository, journal, mailer, config } = this.deps;
+    const le = this.deps.now().toISOString();
+    const { row, correction } = await repository.transaction(async (trx) => {
+      const row = await repository.verrouiller(housingRequestId, trx);
+      if (!row) throw introuvable();
+      if (estCloturee(row.statutDeLaDemande)) {
+        throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : on ne peut plus y demander de corrections.`);
+      }
+      const ouverte = await repository.ouverte(row.id, trx);
+      if (ouverte && !ouverte.faiteLe) {
+        throw new ApiError(409, 'CORRECTION_EN_COURS', 'Des corrections sont déjà demandées pour cette demande : attendez la réponse de la personne, ou clôturez la demande de correction en cours.');
+      }
+      if (ouverte) await repository.clore(ouverte.id, managerId, le, trx);
+      const ids = [...new Set(input.documents.map((d) => d.id))];
+      const docs = await repository.documents(row.id, ids, trx);
+      if (docs.length !== ids.length) throw documentIntrouvable();
+      const aRemplacer = input.documents
+        .filter((d, i, all) => all.findIndex((o) => o.id === d.id) === i)
+        .map((d) => ({ ...docs.find((doc) => doc.id === d.id)!, motif: d.motif }));
+      for (const doc of aRemplacer) {
+        await repository.donnerAvis(row.id, doc.id, { avis: 'a-remplacer', motif: doc.motif, par: managerId, le }, trx);
+        await journal.journaliser({ housingRequestId: row.id, acteurUserId: managerId, action: 'revue-document', detail: detailAvis(doc, 'a-remplacer'), le }, trx);
+      }
+      const correction = await repository.inserer({ housingRequestId: row.id, motif: input.motif, demandeePar: managerId, demandeeLe: le }, trx);
+      await repository.changerEtat(row.id, 'demandee', le, trx);
+      await mailer.enqueue(mailCorrectionDemandee(row, config.publicUrl, input.motif, aRemplacer), { trx, demandeId: row.id });
+      return { row, correction };
+    });
+    await this.publier(row, le, log);
+    return { etat: 'demandee', motif: correction.motif, demandeeLe: correction.demandeeLe, faiteLe: null };
+  }
+
+  /** The applicant says the corrections are made: the list shows « Corrections faites » until a manager closes it. */
+  async marquerFaite(housingRequestId: string, log: FastifyBaseLogger): Promise<Correction> {
+    const { repository } = this.deps;
+    const le = this.deps.now().toISOString();
+    const { row, correction } = await repository.transaction(async (trx) => {
+      const row = await repository.verrouiller(housingRequestId, trx);
+      if (!row) throw introuvable();
+      const ouverte = await repository.ouverte(row.id, trx);
+      if (!ouverte) throw aucune();
+      if (ouverte.faiteLe) return { row: null, correction: ouverte };
+      await repository.marquerFaite(ouverte.id, le, trx);
+      await repository.changerEtat(row.id, 'faite', le, trx);
+      return { row, correction: { ...ouverte, faiteLe: le } };
+    });
+    if (row) await this.publier(row, le, log);
+    return { etat: 'faite', motif: correction.motif, demandeeLe: correction.demandeeLe, faiteLe: correction.faiteLe };
+  }
+
+  /** A manager closes the open request for corrections (checked, or no longer needed). */
+  async clore(housingRequestId: string, managerId: string, log: FastifyBaseLogger): Promise<void> {
+    const { repository } = this.deps;
+    const le = this.deps.now().toISOString();
+    const row = await repository.transaction(async (trx) => {
+      const row = await repository.verrouiller(housingRequestId, trx);
+      if (!row) throw introuvable();
+      const ouverte = await repository.ouverte(row.id, trx);
+      if (!ouverte) throw aucune();
+      await repository.clore(ouverte.id, managerId, le, trx);
+      await repository.changerEtat(row.id, null, le, trx);
+      return row;
+    });
+    await this.publier(row, le, log);
+  }
+
+  /** A manager's review of one document (null withdraws it); recorded in the audit with its block. */
+  async donnerAvis(housingRequestId: string, documentId: string, managerId: string, avis: Avis | null, motif: string | null): Promise<DocumentRow> {
+    const { repository, journal } = this.deps;
+    const le = this.deps.now().toISOString();
+    return repository.transaction(async (trx) => {
+      const doc = await repository.donnerAvis(housingRequestId, documentId, { avis, motif: avis === 'a-remplacer' ? motif : null, par: managerId, le }, trx);
+      if (!doc) throw documentIntrouvable();
+      await journal.journaliser({ housingRequestId, acteurUserId: managerId, action: 'revue-document', detail: detailAvis(doc, avis), le }, trx);
+      return doc;
+    });
+  }
+
+  private async publier(row: DemandeRow, date: string, log: FastifyBaseLogger): Promise<void> {
+    const statut = row.statutDeLaDemande as Statut;
+    await this.deps.bus
+      .publish({ numeroUnique: row.numeroUnique, statutDeLaDemande: statut, de: statut, date, quoi: 'correction' })
+      .catch((error: unknown) => log.error({ err: error }, 'publication du changement de correction impossible'));
+  }
+}
+
+function aucune(): ApiError {
+  return new ApiError(409, 'AUCUNE_CORRECTION', "Aucune correction n'est demandée pour cette demande.");
+}

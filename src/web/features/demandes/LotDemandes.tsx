@@ -1,0 +1,178 @@
+import { Alert, Button, Card, Group, NativeSelect, Progress, Stack, Text, Textarea } from '@mantine/core';
+import { useState } from 'react';
+import { avecMotif, MOTIF_MAX, requeteDeVue, type ListeQuery } from '../../../domain/demande.js';
+import { LOT_MAX, type EtatLot, type NouveauLot } from '../../../domain/lots.js';
+import { STATUTS, type Statut } from '../../../domain/statut.js';
+import { Dialog } from '../../components/Dialog.js';
+import { errorMessage } from '../../lib/api.js';
+import { useEtatLot, useLancerLot } from './apiLots.js';
+import { PiedDeDialogue } from './Corrections.js';
+
+const nombre = new Intl.NumberFormat('fr-FR');
+const demandes = (n: number) => `${nombre.format(n)} demande${n > 1 ? 's' : ''}`;
+
+/** The rows chosen on the list: some numéros, or every request the filter matches. */
+export type Choix = { mode: 'numeros'; numeros: string[] } | { mode: 'filtre'; total: number };
+
+/**
+ * Bulk work (docs/produit.md « Travail par lot »): what is chosen, the offer to take every matching request,
+ * a new status (confirmed, with a reason where one may be given) or « Suivre », then the progress and the count.
+ */
+export function BarreDeLot({
+  choix,
+  params,
+  page,
+  total,
+  totalExact,
+  onToutLeFiltre,
+  onLance,
+}: {
+  choix: Choix;
+  params: ListeQuery;
+  page: number;
+  total: number;
+  totalExact: boolean;
+  onToutLeFiltre: () => void;
+  onLance: () => void;
+}) {
+  const lancer = useLancerLot();
+  const [lotId, setLotId] = useState<string | null>(null);
+  const { data: etat } = useEtatLot(lotId);
+  const [statut, setStatut] = useState<Statut | ''>('');
+  const [aConfirmer, setAConfirmer] = useState<{ type: 'statut'; statut: Statut } | { type: 'suivre' } | null>(null);
+  const [motif, setMotif] = useState('');
+  const n = choix.mode === 'numeros' ? choix.numeros.length : choix.total;
+  const enCours = lotId !== null && !etat?.fini;
+  if (n === 0 && lotId === null) return null;
+
+  const envoyer = () => {
+    if (!aConfirmer) return;
+    const selection: NouveauLot['selection'] =
+      choix.mode === 'numeros' ? { mode: 'numeros', numeros: choix.numeros } : { mode: 'filtre', requete: requeteDeVue(params) };
+    const action: NouveauLot['action'] =
+      aConfirmer.type === 'suivre' ? { type: 'suivre' } : { type: 'statut', statut: aConfirmer.statut, ...(motif.trim() ? { motif } : {}) };
+    lancer.mutate(
+      { selection, action },
+      {
+        onSuccess: (lot) => {
+          setAConfirmer(null);
+          setMotif('');
+          setLotId(lot.id);
+          onLance();
+        },
+      },
+    );
+  };
+
+  return (
+    <Card withBorder padding="sm" component="section" aria-label="Traitement par lot">
+      <Stack gap="sm">
+        {n > 0 && (
+          <Group gap="sm" align="flex-end">
+            <Text fw={600} style={{ alignSelf: 'center' }}>
+              {demandes(n)} choisie{n > 1 ? 's' : ''}
+              {choix.mode === 'filtre' ? ' (toutes celles du filtre)' : ''}
+            </Text>
+            <NativeSelect
+              label="Nouveau statut"
+              value={statut}
+              onChange={(e) => setStatut(e.currentTarget.value as Statut | '')}
+              data={[{ value: '', label: 'Choisir…' }, ...STATUTS.map((s) => ({ value: s, label: s }))]}
+              disabled={enCours}
+            />
+            <Button disabled={statut === '' || enCours} onClick={() => statut && setAConfirmer({ type: 'statut', statut })}>
+              Changer le statut
+            </Button>
+            <Button variant="outline" disabled={enCours} onClick={() => setAConfirmer({ type: 'suivre' })}>
+              Suivre ces demandes
+            </Button>
+          </Group>
+        )}
+        {choix.mode === 'numeros' && n === page && total > page && (
+          <Group gap="xs">
+            <Text size="sm">Les {demandes(n)} de la page sont choisies.</Text>
+            {totalExact && total <= LOT_MAX ? (
+              <Button variant="subtle" size="compact-sm" onClick={onToutLeFiltre}>
+                Choisir les {demandes(total)} correspondant au filtre
+              </Button>
+            ) : (
+              <Text size="sm">
+                Plus de {nombre.format(LOT_MAX)} demandes correspondent : affinez le filtre pour les traiter ensemble.
+              </Text>
+            )}
+          </Group>
+        )}
+        <Progression etat={etat} />
+      </Stack>
+      <Dialog
+        opened={aConfirmer !== null}
+        onClose={() => {
+          if (lancer.isPending) return;
+          lancer.reset();
+          setAConfirmer(null);
+        }}
+        title={aConfirmer?.type === 'statut' ? `Passer ${demandes(n)} à « ${aConfirmer.statut} » ?` : `Suivre ${demandes(n)} ?`}
+        size="md"
+      >
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            envoyer();
+          }}
+        >
+          <Stack gap="sm">
+            {aConfirmer?.type === 'statut' ? (
+              <Text>Chaque personne recevra un e-mail annonçant son nouveau statut. Ce changement ne pourra pas être annulé en une fois.</Text>
+            ) : (
+              <Text>Vous suivrez ces demandes, à la place du collègue qui en suit peut-être certaines.</Text>
+            )}
+            {aConfirmer?.type === 'statut' && avecMotif(aConfirmer.statut) && (
+              <Textarea
+                label="Motif (facultatif)"
+                description="Les personnes le liront dans l’e-mail et sur leur demande."
+                value={motif}
+                maxLength={MOTIF_MAX}
+                onChange={(e) => setMotif(e.currentTarget.value)}
+                autosize
+                minRows={2}
+              />
+            )}
+            <PiedDeDialogue
+              erreur={lancer.error && errorMessage(lancer.error, 'Le traitement n’a pas pu commencer.')}
+              enCours={lancer.isPending}
+              onAnnuler={() => setAConfirmer(null)}
+              envoyer={aConfirmer?.type === 'statut' ? 'Changer le statut' : 'Suivre'}
+            />
+          </Stack>
+        </form>
+      </Dialog>
+    </Card>
+  );
+}
+
+/** The running action's progress, then what it did, read by screen readers when it ends. */
+function Progression({ etat }: { etat: EtatLot | undefined }) {
+  if (!etat) return null;
+  const fait = etat.faits + etat.inchanges + etat.echecs;
+  return (
+    <div>
+      {!etat.fini && (
+        <>
+          <Text size="sm" mb={4}>
+            Traitement en cours : {nombre.format(fait)} sur {nombre.format(etat.total)}
+          </Text>
+          <Progress value={etat.total ? (fait * 100) / etat.total : 100} aria-label="Progression du traitement par lot" animated />
+        </>
+      )}
+      <div role="status" aria-live="polite">
+        {etat.fini && (
+          <Alert color={etat.echecs > 0 ? 'yellow' : 'teal'} variant="light">
+            Traitement terminé : {demandes(etat.faits)} modifiée{etat.faits > 1 ? 's' : ''}
+            {etat.inchanges > 0 ? `, ${nombre.format(etat.inchanges)} déjà dans cet état` : ''}
+            {etat.echecs > 0 ? `, ${nombre.format(etat.echecs)} introuvable${etat.echecs > 1 ? 's' : ''} (retirée ou effacée entre-temps)` : ''}.
+          </Alert>
+        )}
+      </div>
+    </div>
+  );
+}
