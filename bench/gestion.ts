@@ -31,7 +31,7 @@ import { STATUTS, type Statut } from '../src/domain/statut.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from '../src/server/db/index.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { freshDatabaseUrl } from '../test/db.js';
-import { generatedRequest, seedRequests } from './seed.js';
+import { ETIQUETTES_SEMEES, generatedRequest, seedRequests } from './seed.js';
 import type { ChildProcess } from 'node:child_process';
 import { freePorts, rssKb, rssSampler, startServer, stopServer, waitFor } from './server.js';
 
@@ -161,6 +161,8 @@ function listCases(total: number): [string, string][] {
     ['tab « À traiter » + "martin"', 'onglet=a-traiter&q=martin'],
     ['corrections « faites »', 'correction=faite'],
     ['corrections « demandées », sort nom', 'correction=demandee&sort=nom&order=asc'],
+    ['label « Étiquette 3 »', `etiquette=${ETIQUETTES_SEMEES[2]}`],
+    ['label « Étiquette 3 » + "martin"', `etiquette=${ETIQUETTES_SEMEES[2]}&q=martin`],
   ];
 }
 

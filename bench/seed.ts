@@ -201,6 +201,16 @@ export function generatedRequest(n: number): NewDemande {
 
 const SHARED_HASH = hashAccessKey(newAccessKey());
 
+/** Five labels (migration 0016); one request in ten carries one, one in a hundred two. */
+export const ETIQUETTES_SEMEES = Array.from({ length: 5 }, (_, i) => `00000000-0000-4000-8000-00000000000${i + 1}`);
+function etiquettesGenerees(n: number): string[] {
+  const r = random(n * 104729 + 5);
+  const x = r();
+  if (x >= 0.1) return [];
+  const une = ETIQUETTES_SEMEES[Math.floor(r() * 5)]!;
+  return x < 0.01 ? [...new Set([une, ETIQUETTES_SEMEES[Math.floor(r() * 5)]!])] : [une];
+}
+
 /** Three open requests in a hundred wait on a request for corrections, a third of them answered (migration 0015). */
 export function correctionGeneree(n: number, statut: string): 'demandee' | 'faite' | null {
   const r = random(n * 7919 + 3);
@@ -214,12 +224,21 @@ export function correctionGeneree(n: number, statut: string): 'demandee' | 'fait
  */
 export async function seedRequests(db: Db, count: number): Promise<number> {
   const started = Date.now();
+  await db
+    .insertInto('etiquettes')
+    .values(ETIQUETTES_SEMEES.map((id, i) => ({ id, nom: `Étiquette ${i + 1}`, couleur: 'bleu', creeLe: new Date(DEBUT).toISOString() })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   for (let i = 0; i < count; i += 500) {
     const rows = Array.from({ length: Math.min(500, count - i) }, (_, j) => {
       const row = generatedRequest(i + j);
       return { ...row, correction: correctionGeneree(i + j, row.statutDeLaDemande) };
     });
-    await db.transaction().execute((trx) => trx.insertInto('housingRequests').values(rows).execute());
+    const poses = rows.flatMap((row, j) => etiquettesGenerees(i + j).map((etiquetteId) => ({ housingRequestId: row.id, etiquetteId, posePar: null, poseLe: row.dateDEnregistrement })));
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('housingRequests').values(rows).execute();
+      if (poses.length > 0) await trx.insertInto('demandeEtiquettes').values(poses).execute();
+    });
   }
   await db
     .insertInto('taches')

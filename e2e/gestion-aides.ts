@@ -9,9 +9,9 @@ import { expect } from './fixtures.js';
 
 export const PASSWORD = 'la sainte victoire au loin';
 
-/** A manager account: signed up through the API, role set with the CLI (as the README says). */
-export async function manager(request: APIRequestContext, testInfo: TestInfo): Promise<string> {
-  const email = `gestion.${testInfo.project.name}.${Date.now()}@example.org`;
+/** A manager (or admin) account: signed up through the API, role set with the CLI (as the README says). */
+export async function manager(request: APIRequestContext, testInfo: TestInfo, role: 'manager' | 'admin' = 'manager'): Promise<string> {
+  const email = `${role === 'admin' ? 'admin' : 'gestion'}.${testInfo.project.name}.${Date.now()}@example.org`;
   const res = await request.post('/app/api/user/inscription', {
     data: { nom: 'Mairie', prenom: 'Camille', birthday: '1985-02-02', residence: 'Mairie annexe', rue: 'Rue Charloun-Rieu', email, password: PASSWORD },
   });
@@ -21,7 +21,7 @@ export async function manager(request: APIRequestContext, testInfo: TestInfo): P
   const client = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
   expect((await client.get(verification.pathname + verification.search, { maxRedirects: 0 })).status()).toBeLessThan(400);
   await client.dispose();
-  execFileSync(process.execPath, ['dist/server/cli/user.js', 'role', email, 'manager'], { env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR } });
+  execFileSync(process.execPath, ['dist/server/cli/user.js', 'role', email, role], { env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR } });
   return email;
 }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { expect, test } from './fixtures.js';
 import { expectNoAxeViolation, mailsDeStatut, manager, signIn } from './gestion-aides.js';
 
@@ -38,4 +39,19 @@ test('a manager changes the status of 50 requests at once, chosen by the filter,
   await page.goto(`/logement/list?q=${tag}&pageSize=25&sort=numeroUnique&order=asc&page=2`);
   await expect(page.locator(`[data-statut="Passage CAL"]`)).toHaveCount(25);
   await expect.poll(async () => (await mailsDeStatut(`${numeros[49]}@example.org`)).length, { timeout: 20_000 }).toBe(1);
+
+  // The same 50 exported, with a column chosen beside the default ones (remembered on this device).
+  await page.getByRole('button', { name: 'Exporter…' }).click();
+  const exporter = page.getByRole('dialog', { name: 'Exporter la liste' });
+  await exporter.getByText('CSV (Excel, point-virgule)').click();
+  await exporter.getByRole('button', { name: 'Colonnes par défaut' }).click();
+  await exporter.getByLabel('Salaire brut mensuel').check();
+  await expectNoAxeViolation(page);
+  const [fichier] = await Promise.all([page.waitForEvent('download'), exporter.getByRole('link', { name: /^Télécharger \(16 colonnes\)/u }).click()]);
+  const lignes = (await fs.readFile(await fichier.path(), 'utf8')).split('\r\n');
+  expect(lignes[0]).toContain(';Salaire brut mensuel');
+  expect(lignes.filter((l) => l.includes(tag))).toHaveLength(50);
+  await page.reload();
+  await page.getByRole('button', { name: 'Exporter…' }).click();
+  await expect(page.getByRole('dialog', { name: 'Exporter la liste' }).getByLabel('Salaire brut mensuel')).toBeChecked();
 });

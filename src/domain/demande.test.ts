@@ -293,7 +293,7 @@ describe('housing request as submitted', () => {
 
 describe("managers' list query", () => {
   it('defaults to the newest first, 10 a page, no search, every status', () => {
-    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', suivi: '', onglet: '', correction: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
+    expect(listeQuerySchema.parse({})).toEqual({ q: '', status: '', expiration: '', suivi: '', onglet: '', correction: '', etiquette: '', sort: 'dateDEnregistrement', order: 'desc', page: 1, pageSize: 10 });
   });
 
   it('reads a query string', () => {
@@ -304,6 +304,7 @@ describe("managers' list query", () => {
       suivi: 'moi',
       onglet: '',
       correction: 'faite',
+      etiquette: '',
       sort: 'nom',
       order: 'asc',
       page: 3,

@@ -236,9 +236,12 @@ export const ligneDemandeSchema = z.object({
   valideJusqua: z.string(),
   /** The state of the open request for corrections, or null. */
   correction: z.enum(ETAT_CORRECTION_VALUES).nullable(),
+  /** The ids of its labels (src/domain/etiquettes.ts), read apart from the row. */
+  etiquettes: z.array(z.string()),
 });
 export type LigneDemande = z.infer<typeof ligneDemandeSchema>;
-export const COLONNES_LIGNE = Object.keys(ligneDemandeSchema.shape) as (keyof LigneDemande)[];
+/** The row's own columns (its labels come from their table). */
+export const COLONNES_LIGNE = (Object.keys(ligneDemandeSchema.shape) as (keyof LigneDemande)[]).filter((c) => c !== 'etiquettes') as Exclude<keyof LigneDemande, 'etiquettes'>[];
 
 /** The managers' list: page sizes, sortable columns, and the query that asks for a page. */
 export const TAILLES_DE_PAGE = [5, 10, 25, 50, 100] as const;
@@ -292,6 +295,8 @@ export const listeQuerySchema = z.object({
   onglet: z.enum(['', ...ONGLET_CLES], { error: `L'onglet doit être ${ONGLET_CLES.join(', ')}.` }).default(''),
   /** Requests whose open request for corrections is in this state. */
   correction: z.enum(['', ...ETAT_CORRECTION_VALUES], { error: `Le filtre de correction doit être ${ETAT_CORRECTION_VALUES.join(' ou ')}.` }).default(''),
+  /** Requests carrying this label (its id). */
+  etiquette: z.union([z.literal(''), z.uuid()], { error: 'Cette étiquette n’existe pas.' }).default(''),
   sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
   order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
   page: numeroDePageSchema,
@@ -314,6 +319,7 @@ export function requeteDeVue(q: ListeQuery): string {
   if (q.suivi) search.set('suivi', q.suivi);
   if (q.onglet) search.set('onglet', q.onglet);
   if (q.correction) search.set('correction', q.correction);
+  if (q.etiquette) search.set('etiquette', q.etiquette);
   if (q.sort !== TRI_DEFAUT || q.order !== 'desc') {
     search.set('sort', q.sort);
     search.set('order', q.order);
@@ -400,7 +406,7 @@ interface Champ {
   readonly lecture: Lecture;
   readonly options?: readonly Option[];
 }
-type ChampLu = Exclude<keyof DemandeComplete, 'acces' | 'id' | 'documents' | 'correction'>;
+export type ChampLu = Exclude<keyof DemandeComplete, 'acces' | 'id' | 'documents' | 'correction'>;
 
 export const CHAMPS_DEMANDE = {
   numeroUnique: { label: 'Numéro unique', lecture: 'texte' },
@@ -466,7 +472,7 @@ export const SECTIONS_DEMANDE: readonly { titre: string; champs: readonly ChampL
   { titre: 'Motivations et commentaires', champs: ['motivations', 'commentaires'] },
 ];
 
-/** The columns of the managers' CSV export, in order. */
+/** The columns of the managers' export when none are chosen, in order. */
 export const COLONNES_CSV: readonly ChampLu[] = [
   'numeroUnique',
   'dateDEnregistrement',
@@ -484,6 +490,28 @@ export const COLONNES_CSV: readonly ChampLu[] = [
   'motivations',
   'commentaires',
 ];
+
+/** Every column an export may carry: the request's numéro, date and status, then its fields section by section. */
+export const COLONNES_EXPORT: readonly ChampLu[] = ['numeroUnique', 'dateDEnregistrement', 'statutDeLaDemande', ...SECTIONS_DEMANDE.flatMap((s) => s.champs)];
+
+/** An export's query: the list's, and the columns chosen (`colonnes=nom,prenom,…`; none: COLONNES_CSV). */
+export const exportQuerySchema = listeQuerySchema.extend({
+  colonnes: z
+    .string({ error: 'Les colonnes doivent être un texte.' })
+    .max(2000, { error: 'La liste des colonnes est trop longue.' })
+    .default('')
+    .transform((texte, ctx): ChampLu[] => {
+      if (texte === '') return [...COLONNES_CSV];
+      const noms = [...new Set(texte.split(','))];
+      const inconnue = noms.find((n) => !(COLONNES_EXPORT as readonly string[]).includes(n));
+      if (inconnue !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `Colonne inconnue : « ${inconnue.slice(0, 40)} ».` });
+        return z.NEVER;
+      }
+      return noms as ChampLu[];
+    }),
+});
+export type ExportQuery = z.output<typeof exportQuerySchema>;
 
 /** Fields also searched without their spaces, apostrophes and hyphens: « ndiaye » finds N'Diaye, « 0612 » 06 12 34 56 78. */
 const CHAMPS_COMPACTES: readonly ChampLu[] = ['prenom', 'nom', 'numeroDeTelephone'];

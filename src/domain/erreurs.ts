@@ -58,6 +58,7 @@ export const CODES_ERREUR = [
   'AUCUNE_CORRECTION',
   'LOT_EN_COURS',
   'LOT_TROP_GRAND',
+  'TROP_D_ETIQUETTES',
 ] as const;
 /** The app's own codes; better-auth's codes (INVALID_EMAIL_OR_PASSWORD…) pass through as they are. */
 export type CodeErreur = (typeof CODES_ERREUR)[number];

@@ -49,6 +49,7 @@ export const ACTIONS_JOURNAL = {
   correction: 'a demandé des corrections',
   'corrections-faites': 'a indiqué avoir fait les corrections',
   'correction-close': 'a clôturé la demande de correction',
+  etiquettes: 'a changé les étiquettes',
 } as const;
 export type ActionJournal = keyof typeof ACTIONS_JOURNAL;
 

@@ -57,8 +57,9 @@ const actionSchema = z.discriminatedUnion(
         path: ['motif'],
       }),
     z.object({ type: z.literal('suivre') }),
+    z.object({ type: z.literal('etiquette'), id: z.uuid({ error: 'Cette étiquette n’existe pas.' }) }),
   ],
-  { error: 'L’action doit être « statut » ou « suivre ».' },
+  { error: 'L’action doit être « statut », « suivre » ou « etiquette ».' },
 );
 
 export const nouveauLotSchema = z.object({ selection: selectionSchema, action: actionSchema });

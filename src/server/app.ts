@@ -23,6 +23,7 @@ import { CompteRepository, placeSlugs } from './features/compte/repository.js';
 import demandes from './features/demandes/index.js';
 import informationsRoutes from './features/informations/routes.js';
 import corrections from './features/corrections/index.js';
+import etiquettes from './features/etiquettes/index.js';
 import instruction from './features/instruction/index.js';
 import lots from './features/lots/index.js';
 import parametresRoutes from './features/parametres/routes.js';
@@ -303,6 +304,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(instruction);
       await api.register(corrections);
       await api.register(lots);
+      await api.register(etiquettes);
       await api.register(vues);
       await api.register(compte);
       await api.register(adressesRoutes);

@@ -213,6 +213,20 @@ export interface CorrectionTable {
   closeLe: string | null;
 }
 
+/** A label (migration 0016), and which request carries it. */
+export interface EtiquetteTable {
+  id: string;
+  nom: string;
+  couleur: string;
+  creeLe: string;
+}
+export interface DemandeEtiquetteTable {
+  housingRequestId: string;
+  etiquetteId: string;
+  posePar: string | null;
+  poseLe: string;
+}
+
 /** A manager's saved view of the list (migration 0014). */
 export interface VueEnregistreeTable {
   id: string;
@@ -237,6 +251,8 @@ export interface Database {
   journalGestion: JournalGestionTable;
   vuesEnregistrees: VueEnregistreeTable;
   corrections: CorrectionTable;
+  etiquettes: EtiquetteTable;
+  demandeEtiquettes: DemandeEtiquetteTable;
 }
 
 export type UserRow = Selectable<UserTable>;

@@ -29,7 +29,12 @@ export function Layout() {
     ...(moi
       ? [
           { to: paths.profil, label: 'Mon profil' },
-          ...(moi.userType === 'admin' ? [{ to: paths.utilisateurs, label: 'Utilisateurs' }] : []),
+          ...(moi.userType === 'admin'
+            ? [
+                { to: paths.utilisateurs, label: 'Utilisateurs' },
+                { to: paths.etiquettes, label: 'Étiquettes' },
+              ]
+            : []),
           { to: paths.deconnexion, label: 'Déconnexion' },
         ]
       : [{ to: paths.connexion, label: 'Connexion' }]),

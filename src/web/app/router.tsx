@@ -32,6 +32,7 @@ export const routes: RouteObject[] = [
       { path: patterns.nouveauMotDePasse, lazy: page(() => import('../features/compte/MotDePassePages.js'), 'NouveauMotDePassePage') },
       { path: patterns.profil, lazy: page(() => import('../features/compte/ProfilPage.js'), 'ProfilPage') },
       { path: patterns.utilisateurs, lazy: page(() => import('../features/compte/UtilisateursPage.js'), 'UtilisateursPage') },
+      { path: patterns.etiquettes, lazy: page(() => import('../features/demandes/EtiquettesPage.js'), 'EtiquettesPage') },
       { path: patterns.logement, lazy: page(() => import('../features/demandes/DemandesAccueilPage.js'), 'DemandesAccueilPage') },
       { path: patterns.nouvelleDemande, lazy: page(() => import('../features/demandes/NouvelleDemandePage.js'), 'NouvelleDemandePage') },
       { path: patterns.toutesLesDemandes, lazy: page(() => import('../features/demandes/ListeDemandesPage.js'), 'ListeDemandesPage') },

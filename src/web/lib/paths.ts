@@ -16,6 +16,7 @@ export const routes = {
   nouveauMotDePasse: '/connexion/nouveau-mot-de-passe',
   profil: '/profile',
   utilisateurs: '/admin/utilisateurs',
+  etiquettes: '/admin/etiquettes',
   logement: '/logement',
   nouvelleDemande: '/logement/nouveau',
   toutesLesDemandes: '/logement/list',

@@ -22,6 +22,8 @@ export const cles = {
   compteurs: ['demandes', 'liste', 'compteurs'],
   vues: ['vues'],
   lot: (id: string | null) => ['lots', id],
+  etiquettes: ['etiquettes'],
+  etiquettesDemande: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'etiquettes'],
   instruction: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique],
   notes: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'notes'],
   suivi: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'suivi'],

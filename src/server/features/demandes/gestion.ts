@@ -5,6 +5,7 @@ import {
   changementStatutSchema,
   compteursSchema,
   demandeCompleteSchema,
+  exportQuerySchema,
   listeDemandesSchema,
   listeQuerySchema,
   statutChangeSchema,
@@ -15,7 +16,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { fichier, reponses } from '../../http.js';
 import type { InstructionRepository } from '../instruction/repository.js';
-import { exportCsv } from './export.js';
+import { exportCsv, exportXlsx } from './export.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { toComplete } from './vues.js';
@@ -65,16 +66,22 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
       },
     );
 
-    app.get('/logement/export.csv', { schema: { querystring: listeQuerySchema, response: fichier() } }, async (request, reply) => {
-      const actor = (await compteDe(request))!;
-      // Recorded without its filter: a search holds names.
-      await journal.journaliser({ housingRequestId: null, acteurUserId: actor.id, action: 'export', le: app.deps.now().toISOString() });
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .header('Content-Type', 'text/csv; charset=utf-8')
-        .header('Content-Disposition', `attachment; filename="demandes-logement-${day}.csv"`)
-        .header('Cache-Control', 'no-store')
-        .send(exportCsv(repository.stream({ ...request.query, suiviePar: actor.id }), request.log));
-    });
+    // The filtered list as a file: CSV for French Excel, or an Excel workbook; the columns chosen.
+    const exporter = (format: 'csv' | 'xlsx') =>
+      app.get(`/logement/export.${format}`, { schema: { querystring: exportQuerySchema, response: fichier() } }, async (request, reply) => {
+        const actor = (await compteDe(request))!;
+        // Recorded without its filter: a search holds names.
+        await journal.journaliser({ housingRequestId: null, acteurUserId: actor.id, action: 'export', le: app.deps.now().toISOString() });
+        const day = new Date().toISOString().slice(0, 10);
+        const { colonnes, ...query } = request.query;
+        const rows = repository.stream({ ...query, suiviePar: actor.id });
+        return reply
+          .header('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+          .header('Content-Disposition', `attachment; filename="demandes-logement-${day}.${format}"`)
+          .header('Cache-Control', 'no-store')
+          .send(format === 'csv' ? exportCsv(rows, colonnes, request.log) : exportXlsx(rows, colonnes, request.log));
+      });
+    exporter('csv');
+    exporter('xlsx');
   };
 }

@@ -25,7 +25,7 @@ import { toComplete } from './vues.js';
 export type ListeFiltre = ListeQuery & { suiviePar?: string };
 
 /** Whether the list is narrowed by anything but its search: a status, a validity, « Suivies par moi », a tab. */
-const avecFiltre = (q: ListeFiltre): boolean => q.status !== '' || q.expiration !== '' || q.suivi !== '' || q.onglet !== '' || q.correction !== '';
+const avecFiltre = (q: ListeFiltre): boolean => q.status !== '' || q.expiration !== '' || q.suivi !== '' || q.onglet !== '' || q.correction !== '' || q.etiquette !== '';
 
 /** The column each sort of the managers' list uses (each backed by an index, migration 0003). */
 const SORT_COLUMN = {
@@ -302,6 +302,7 @@ export class DemandesRepository {
     if (q.suivi === 'moi') out = out.where(sql<boolean>`${col('suivie_par')} = ${q.suiviePar ?? ''}`);
     if (q.onglet) out = out.where(sql<boolean>`${col('statut_de_la_demande')} in (${sql.join(ONGLETS[q.onglet].statuts)})`);
     if (q.correction) out = out.where(sql<boolean>`${col('correction')} = ${q.correction}`);
+    if (q.etiquette) out = out.where(sql<boolean>`${col('id')} in (select housing_request_id from demande_etiquettes where etiquette_id = ${q.etiquette})`);
     if (q.expiration === 'radiee') out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${STATUT_RADIEE}`);
     else if (q.expiration) {
       // Written as migration 0011's partial index of open requests (literals): SQLite then reads that index.
@@ -403,8 +404,14 @@ export class DemandesRepository {
       .orderBy('id', order)
       .limit(limit)
       .offset(fromEnd ? total - offset - limit : offset)
-      .execute()) as LigneDemande[];
-    return { data: fromEnd ? rows.reverse() : rows, total, totalExact: exact };
+      .execute()) as Omit<LigneDemande, 'etiquettes'>[];
+    // The page's labels, by the primary key of their table.
+    const poses =
+      rows.length === 0
+        ? []
+        : await this.db.selectFrom('demandeEtiquettes').select(['housingRequestId', 'etiquetteId']).where('housingRequestId', 'in', rows.map((r) => r.id)).execute();
+    const lignes = rows.map((r) => ({ ...r, etiquettes: poses.filter((p) => p.housingRequestId === r.id).map((p) => p.etiquetteId) }));
+    return { data: fromEnd ? lignes.reverse() : lignes, total, totalExact: exact };
   }
 
   /** Every matching request, in the list's order, read from the database in batches. */

@@ -6,6 +6,8 @@ import type { Statut } from '../../../domain/statut.js';
 import { ApiError } from '../../errors.js';
 import type { DemandesRepository } from '../demandes/repository.js';
 import type { DemandesService } from '../demandes/service.js';
+import type { EtiquettesRepository } from '../etiquettes/repository.js';
+import type { EtiquettesService } from '../etiquettes/service.js';
 import type { InstructionService } from '../instruction/service.js';
 
 /** How long a finished bulk action's progress stays readable. */
@@ -27,7 +29,13 @@ export class LotsService {
   private ferme = false;
 
   constructor(
-    private readonly deps: { repository: DemandesRepository; demandes: DemandesService; instruction: InstructionService; log: FastifyBaseLogger },
+    private readonly deps: {
+      repository: DemandesRepository;
+      demandes: DemandesService;
+      instruction: InstructionService;
+      etiquettes: { service: EtiquettesService; repository: EtiquettesRepository };
+      log: FastifyBaseLogger;
+    },
   ) {}
 
   async lancer(managerId: string, lot: LotDemande, log: FastifyBaseLogger): Promise<EtatLot> {
@@ -35,6 +43,9 @@ export class LotsService {
       if (l.proprietaire === managerId && !l.etat.fini) {
         throw new ApiError(409, 'LOT_EN_COURS', 'Un traitement par lot est déjà en cours : attendez qu’il se termine.');
       }
+    }
+    if (lot.action.type === 'etiquette' && !(await this.deps.etiquettes.repository.liste()).some((e) => e.id === (lot.action as { id: string }).id)) {
+      throw new ApiError(404, 'NOT_FOUND', 'Cette étiquette n’existe pas.');
     }
     const numeros = lot.selection.mode === 'numeros' ? [...new Set(lot.selection.numeros)] : await this.selection(lot.selection.requete, managerId);
     const etat: EtatLot = { id: randomUUID(), total: numeros.length, faits: 0, inchanges: 0, echecs: 0, fini: false };
@@ -72,7 +83,12 @@ export class LotsService {
       for (const numero of numeros) {
         if (this.ferme) break;
         try {
-          const change = action.type === 'statut' ? await this.statut(numero, action.statut, action.motif, managerId, log) : await this.suivre(numero, managerId);
+          const change =
+            action.type === 'statut'
+              ? await this.statut(numero, action.statut, action.motif, managerId, log)
+              : action.type === 'suivre'
+                ? await this.suivre(numero, managerId)
+                : await this.etiqueter(numero, action.id, managerId);
           if (change) etat.faits += 1;
           else etat.inchanges += 1;
         } catch (error) {
@@ -92,10 +108,19 @@ export class LotsService {
   }
 
   private async suivre(numero: string, managerId: string): Promise<boolean> {
-    const row = await this.deps.repository.findByNumero(numero);
-    if (!row) throw new ApiError(404, 'NOT_FOUND', 'introuvable');
+    const row = await this.demande(numero);
     if (row.suiviePar === managerId) return false;
     await this.deps.instruction.changerSuivi(row.id, managerId, true);
     return true;
+  }
+
+  private async etiqueter(numero: string, etiquetteId: string, managerId: string): Promise<boolean> {
+    return this.deps.etiquettes.service.ajouter((await this.demande(numero)).id, etiquetteId, managerId);
+  }
+
+  private async demande(numero: string) {
+    const row = await this.deps.repository.findByNumero(numero);
+    if (!row) throw new ApiError(404, 'NOT_FOUND', 'introuvable');
+    return row;
   }
 }

@@ -3,6 +3,7 @@ import { useRef, useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
 import { NOTE_MAX } from '../../../domain/instruction.js';
 import { errorMessage } from '../../lib/api.js';
+import { EtiquettesDemande } from './Etiquettes.js';
 import { useAjoutNote, useChangementSuivi, useJournal, useNotes, useSuivi } from './apiInstruction.js';
 
 /**
@@ -18,10 +19,11 @@ export function Instruction({ numero }: { numero: string }) {
             Instruction
           </Title>
           <Text size="sm" c="dimmed">
-            Visible des seuls gestionnaires : l’habitant ne voit ni le suivi, ni les notes, ni le journal.
+            Visible des seuls gestionnaires : l’habitant ne voit ni le suivi, ni les étiquettes, ni les notes, ni le journal.
           </Text>
         </div>
         <Suivi numero={numero} />
+        <EtiquettesDemande numero={numero} />
         <Notes numero={numero} />
         <Journal numero={numero} />
       </Stack>

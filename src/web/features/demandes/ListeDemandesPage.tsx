@@ -20,8 +20,11 @@ import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { focusAnnuler, notifierChangement } from './AnnulationStatut.js';
 import { ORANGE_A_FAIRE } from './Corrections.js';
+import { useEtiquettes } from './apiEtiquettes.js';
+import { BadgesEtiquettes } from './Etiquettes.js';
+import { ExportDemandes } from './ExportDemandes.js';
 import { BarreDeLot } from './LotDemandes.js';
-import { exportCsvUrl, listeQueryString, useChangementStatut, useCompteurs, useListe } from './api.js';
+import { listeQueryString, useChangementStatut, useCompteurs, useListe } from './api.js';
 import { useAjoutVue, useSuppressionVue, useVues } from './apiVues.js';
 
 // The status, the column managers act in, comes right after the numéro: on a 1024 px screen or a tablet,
@@ -85,6 +88,7 @@ function Liste() {
     update({ q: value, page: 1 });
   }, 300);
   const { data, error, isPending, isFetching } = useListe(params);
+  const { data: etiquettes } = useEtiquettes();
   const changement = useChangementStatut(params);
   const [failure, setFailure] = useState<string | null>(null);
   useStatutEnDirect();
@@ -139,9 +143,7 @@ function Liste() {
     <Stack gap="md">
       <Group justify="space-between" align="flex-end">
         <Title order={1}>Toutes les demandes</Title>
-        <Button component="a" href={exportCsvUrl(params)} variant="outline" download>
-          Exporter (CSV)
-        </Button>
+        <ExportDemandes params={params} />
       </Group>
       <Onglets params={params} update={update} />
       <VuesEnregistrees params={params} />
@@ -175,6 +177,14 @@ function Liste() {
           onChange={(e) => update({ correction: e.currentTarget.value as ListeQuery['correction'], page: 1 })}
           data={[{ value: '', label: 'Toutes' }, ...ETAT_CORRECTION_VALUES.map((x) => ({ value: x, label: ETATS_CORRECTION[x] }))]}
         />
+        {etiquettes && etiquettes.length > 0 && (
+          <NativeSelect
+            label="Étiquette"
+            value={params.etiquette}
+            onChange={(e) => update({ etiquette: e.currentTarget.value, page: 1 })}
+            data={[{ value: '', label: 'Toutes' }, ...etiquettes.map((e) => ({ value: e.id, label: e.nom }))]}
+          />
+        )}
       </Group>
       <div role="status" aria-live="polite">
         {data && (
@@ -199,7 +209,7 @@ function Liste() {
       ) : data && data.data.length === 0 ? (
         <AucuneDemande
           params={params}
-          onEffacer={() => update({ q: '', status: '', expiration: '', suivi: '', onglet: '', correction: '', page: 1 })}
+          onEffacer={() => update({ q: '', status: '', expiration: '', suivi: '', onglet: '', correction: '', etiquette: '', page: 1 })}
         />
       ) : (
         <>
@@ -258,6 +268,7 @@ function Liste() {
                           {ETATS_CORRECTION[row.correction]}
                         </Badge>
                       )}
+                      <BadgesEtiquettes ids={row.etiquettes} etiquettes={etiquettes} />
                     </Table.Td>
                     <Table.Td>
                       <NativeSelect
@@ -441,6 +452,7 @@ function AucuneDemande({ params, onEffacer }: { params: ListeQuery; onEffacer: (
     params.suivi === 'moi' && 'suivies par moi',
     params.onglet && `onglet « ${ONGLETS[params.onglet].libelle} »`,
     params.correction && ETATS_CORRECTION[params.correction].toLowerCase(),
+    params.etiquette && 'étiquette choisie',
   ].filter(Boolean);
   if (!params.q && filtres.length === 0) {
     return (

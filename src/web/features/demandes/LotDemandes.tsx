@@ -5,6 +5,7 @@ import { LOT_MAX, type EtatLot, type NouveauLot } from '../../../domain/lots.js'
 import { STATUTS, type Statut } from '../../../domain/statut.js';
 import { Dialog } from '../../components/Dialog.js';
 import { errorMessage } from '../../lib/api.js';
+import { useEtiquettes } from './apiEtiquettes.js';
 import { useEtatLot, useLancerLot } from './apiLots.js';
 import { PiedDeDialogue } from './Corrections.js';
 
@@ -39,7 +40,9 @@ export function BarreDeLot({
   const [lotId, setLotId] = useState<string | null>(null);
   const { data: etat } = useEtatLot(lotId);
   const [statut, setStatut] = useState<Statut | ''>('');
-  const [aConfirmer, setAConfirmer] = useState<{ type: 'statut'; statut: Statut } | { type: 'suivre' } | null>(null);
+  const [etiquette, setEtiquette] = useState('');
+  const { data: etiquettes } = useEtiquettes();
+  const [aConfirmer, setAConfirmer] = useState<{ type: 'statut'; statut: Statut } | { type: 'suivre' } | { type: 'etiquette'; id: string; nom: string } | null>(null);
   const [motif, setMotif] = useState('');
   const n = choix.mode === 'numeros' ? choix.numeros.length : choix.total;
   const enCours = lotId !== null && !etat?.fini;
@@ -50,7 +53,11 @@ export function BarreDeLot({
     const selection: NouveauLot['selection'] =
       choix.mode === 'numeros' ? { mode: 'numeros', numeros: choix.numeros } : { mode: 'filtre', requete: requeteDeVue(params) };
     const action: NouveauLot['action'] =
-      aConfirmer.type === 'suivre' ? { type: 'suivre' } : { type: 'statut', statut: aConfirmer.statut, ...(motif.trim() ? { motif } : {}) };
+      aConfirmer.type === 'suivre'
+        ? { type: 'suivre' }
+        : aConfirmer.type === 'etiquette'
+          ? { type: 'etiquette', id: aConfirmer.id }
+          : { type: 'statut', statut: aConfirmer.statut, ...(motif.trim() ? { motif } : {}) };
     lancer.mutate(
       { selection, action },
       {
@@ -86,6 +93,24 @@ export function BarreDeLot({
             <Button variant="outline" disabled={enCours} onClick={() => setAConfirmer({ type: 'suivre' })}>
               Suivre ces demandes
             </Button>
+            {etiquettes && etiquettes.length > 0 && (
+              <>
+                <NativeSelect
+                  label="Étiquette à ajouter"
+                  value={etiquette}
+                  onChange={(e) => setEtiquette(e.currentTarget.value)}
+                  data={[{ value: '', label: 'Choisir…' }, ...etiquettes.map((e) => ({ value: e.id, label: e.nom }))]}
+                  disabled={enCours}
+                />
+                <Button
+                  variant="outline"
+                  disabled={etiquette === '' || enCours}
+                  onClick={() => setAConfirmer({ type: 'etiquette', id: etiquette, nom: etiquettes.find((e) => e.id === etiquette)?.nom ?? '' })}
+                >
+                  Ajouter l’étiquette
+                </Button>
+              </>
+            )}
           </Group>
         )}
         {choix.mode === 'numeros' && n === page && total > page && (
@@ -111,7 +136,13 @@ export function BarreDeLot({
           lancer.reset();
           setAConfirmer(null);
         }}
-        title={aConfirmer?.type === 'statut' ? `Passer ${demandes(n)} à « ${aConfirmer.statut} » ?` : `Suivre ${demandes(n)} ?`}
+        title={
+          aConfirmer?.type === 'statut'
+            ? `Passer ${demandes(n)} à « ${aConfirmer.statut} » ?`
+            : aConfirmer?.type === 'etiquette'
+              ? `Ajouter « ${aConfirmer.nom} » à ${demandes(n)} ?`
+              : `Suivre ${demandes(n)} ?`
+        }
         size="md"
       >
         <form
@@ -123,6 +154,8 @@ export function BarreDeLot({
           <Stack gap="sm">
             {aConfirmer?.type === 'statut' ? (
               <Text>Chaque personne recevra un e-mail annonçant son nouveau statut. Ce changement ne pourra pas être annulé en une fois.</Text>
+            ) : aConfirmer?.type === 'etiquette' ? (
+              <Text>L’étiquette s’ajoute à celles que les demandes portent déjà.</Text>
             ) : (
               <Text>Vous suivrez ces demandes, à la place du collègue qui en suit peut-être certaines.</Text>
             )}
@@ -141,7 +174,7 @@ export function BarreDeLot({
               erreur={lancer.error && errorMessage(lancer.error, 'Le traitement n’a pas pu commencer.')}
               enCours={lancer.isPending}
               onAnnuler={() => setAConfirmer(null)}
-              envoyer={aConfirmer?.type === 'statut' ? 'Changer le statut' : 'Suivre'}
+              envoyer={aConfirmer?.type === 'statut' ? 'Changer le statut' : aConfirmer?.type === 'etiquette' ? 'Ajouter l’étiquette' : 'Suivre'}
             />
           </Stack>
         </form>

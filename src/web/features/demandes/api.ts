@@ -133,7 +133,11 @@ export function listeQueryString(p: ListeQuery): string {
   return search.toString();
 }
 
-export const exportCsvUrl = (params: ListeQuery) => apiUrl(`/logement/export.csv?${listeQueryString(params)}`);
+/** The address of the list's export: its format, the list's query and the columns chosen. */
+export const exportUrl = (params: ListeQuery, format: 'csv' | 'xlsx', colonnes: readonly string[]) => {
+  const query = listeQueryString(params);
+  return apiUrl(`/logement/export.${format}?${query}${query ? '&' : ''}colonnes=${colonnes.join(',')}`);
+};
 
 interface ListeDemandes {
   data: LigneDemande[];
