@@ -94,3 +94,49 @@ test('a correction round trip: the manager asks, the resident sees it live, repl
   await expect(resident.getByText('Corrections envoyées')).toHaveCount(0);
   await resident.context().close();
 });
+
+test('messages: the manager writes, the resident reads it live and answers, the list counts what is unread', async ({ page, browser, request }, testInfo) => {
+  const tag = `${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
+  const numeroUnique = `017m${tag}`;
+  const email = `msg.${tag}@example.org`;
+  const client = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
+  const res = await client.post('/app/api/logement', { data: { numeroUnique, prenom: 'Sami', nom: 'Haddad', email, motivations: 'x' } });
+  expect(res.status()).toBe(201);
+  const { privateLink } = (await res.json()).data as { privateLink: string };
+  await client.dispose();
+  const resident = await (await browser.newContext({ viewport: page.viewportSize()! })).newPage();
+  await resident.goto(privateLink);
+  const filHabitant = resident.getByRole('region', { name: 'Messages' });
+  await expect(filHabitant.getByText('Aucun message pour le moment.')).toBeVisible();
+
+  await signIn(page, await manager(request, testInfo));
+  await page.goto(`/logement/${numeroUnique}`);
+  const fil = page.getByRole('region', { name: 'Messages' });
+  await fil.getByLabel('Votre message').fill('Bonjour, pouvez-vous nous appeler au 04 42 00 00 00 ?');
+  await fil.getByRole('button', { name: 'Envoyer le message' }).click();
+  await expect(fil.getByText('Bonjour, pouvez-vous nous appeler au 04 42 00 00 00 ?')).toBeVisible();
+  await expect(fil.getByLabel('Votre message')).toHaveValue('');
+
+  // Live on the resident's page, and by e-mail.
+  await expect(filHabitant.getByText('Bonjour, pouvez-vous nous appeler au 04 42 00 00 00 ?')).toBeVisible();
+  await expect(filHabitant.getByText(/^La mairie annexe, le/u)).toBeVisible();
+  await expect.poll(async () => (await mailsPour(email)).some((m) => m.includes('pouvez-vous nous appeler')), { timeout: 10_000 }).toBe(true);
+  // The manager is on the list when the answer comes: it counts it, live, until the thread is opened.
+  await page.goto(`/logement/list?q=${numeroUnique}`);
+  const ligne = page.getByRole('row').filter({ has: page.getByRole('link', { name: numeroUnique }) });
+  await expect(ligne).toBeVisible();
+  await filHabitant.getByLabel('Votre message').fill('Je vous appelle demain matin.');
+  await filHabitant.getByRole('button', { name: 'Envoyer le message' }).click();
+  await expect(filHabitant.getByText(/^Vous, le/u).last()).toBeVisible();
+  await expectNoAxeViolation(resident);
+  await resident.screenshot({ path: `e2e/screenshots/messages-habitant-${testInfo.project.name}.png`, fullPage: true });
+  await expect(ligne.getByText('1 message non lu')).toBeVisible();
+  await ligne.getByRole('link', { name: numeroUnique }).click();
+  await expect(fil.getByText('Je vous appelle demain matin.')).toBeVisible();
+  await expect(fil.getByText(/^Le demandeur, le/u)).toBeVisible();
+  await expectNoAxeViolation(page);
+  await page.goto(`/logement/list?q=${numeroUnique}`);
+  await expect(page.getByRole('link', { name: numeroUnique })).toBeVisible();
+  await expect(page.getByText('1 message non lu')).toHaveCount(0);
+  await resident.context().close();
+});

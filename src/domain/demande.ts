@@ -236,6 +236,8 @@ export const ligneDemandeSchema = z.object({
   valideJusqua: z.string(),
   /** The state of the open request for corrections, or null. */
   correction: z.enum(ETAT_CORRECTION_VALUES).nullable(),
+  /** The applicant's messages no manager has read yet. */
+  messagesNonLus: z.number(),
   /** The ids of its labels (src/domain/etiquettes.ts), read apart from the row. */
   etiquettes: z.array(z.string()),
 });
@@ -391,8 +393,8 @@ export interface EvenementDirect {
   /** The previous status; null for a new request. The same as the status when something else changed (`quoi`). */
   de: Statut | null;
   date: string;
-  /** What changed when the status did not: the request for corrections. */
-  quoi?: 'correction';
+  /** What changed when the status did not: the request for corrections, the messages. */
+  quoi?: 'correction' | 'message';
 }
 
 /**

@@ -26,6 +26,7 @@ import corrections from './features/corrections/index.js';
 import etiquettes from './features/etiquettes/index.js';
 import instruction from './features/instruction/index.js';
 import lots from './features/lots/index.js';
+import messages from './features/messages/index.js';
 import parametresRoutes from './features/parametres/routes.js';
 import vues from './features/vues/index.js';
 import { createMailer, type Mailer } from './mail/index.js';
@@ -305,6 +306,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(corrections);
       await api.register(lots);
       await api.register(etiquettes);
+      await api.register(messages);
       await api.register(vues);
       await api.register(compte);
       await api.register(adressesRoutes);

@@ -21,6 +21,7 @@ import * as m0013 from './migrations/0013_instruction.js';
 import * as m0014 from './migrations/0014_vues.js';
 import * as m0015 from './migrations/0015_corrections.js';
 import * as m0016 from './migrations/0016_etiquettes.js';
+import * as m0017 from './migrations/0017_messages.js';
 import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
@@ -100,6 +101,7 @@ const migrations: Record<string, Migration> = {
   '0014_vues': m0014,
   '0015_corrections': m0015,
   '0016_etiquettes': m0016,
+  '0017_messages': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -54,6 +54,8 @@ export interface HousingRequestTable {
   suiviePar: Generated<string | null>;
   /** The state of the open request for corrections (migration 0015): demandee, faite; null when none. */
   correction: Generated<string | null>;
+  /** The applicant's messages no manager has read yet (migration 0017). */
+  messagesNonLus: Generated<number>;
 }
 
 /** The scheduler's lease, one row per job (migration 0009). */
@@ -213,6 +215,17 @@ export interface CorrectionTable {
   closeLe: string | null;
 }
 
+/** A message of a request's thread (migration 0017). */
+export interface MessageTable {
+  id: string;
+  housingRequestId: string;
+  de: string;
+  auteurUserId: string | null;
+  texte: string;
+  le: string;
+  luLe: string | null;
+}
+
 /** A label (migration 0016), and which request carries it. */
 export interface EtiquetteTable {
   id: string;
@@ -253,6 +266,7 @@ export interface Database {
   corrections: CorrectionTable;
   etiquettes: EtiquetteTable;
   demandeEtiquettes: DemandeEtiquetteTable;
+  messages: MessageTable;
 }
 
 export type UserRow = Selectable<UserTable>;

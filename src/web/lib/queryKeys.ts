@@ -18,6 +18,7 @@ export const cles = {
   demande: (numeroUnique: string) => ['demandes', 'detail', numeroUnique],
   mesDemandes: ['demandes', 'miennes'],
   historique: (numeroUnique: string) => ['demandes', 'historique', numeroUnique],
+  messages: (numeroUnique: string) => ['demandes', 'messages', numeroUnique],
   listes: ['demandes', 'liste'],
   compteurs: ['demandes', 'liste', 'compteurs'],
   vues: ['vues'],

@@ -31,6 +31,7 @@ export function useStatutEnDirect(numeroUnique?: string): void {
       if (numero) {
         void queryClient.invalidateQueries({ queryKey: cles.demande(numero) });
         void queryClient.invalidateQueries({ queryKey: cles.historique(numero) });
+        void queryClient.invalidateQueries({ queryKey: cles.messages(numero) });
       }
     };
     let source: EventSource | undefined;

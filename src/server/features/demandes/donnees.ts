@@ -57,6 +57,7 @@ export async function ajouterDemande(archive: archiverType.Archiver, deps: { rep
     })),
     // What the town hall asked the person to correct, and when they answered: written to them.
     corrections: (await repository.corrections(row.id)).map((c) => ({ motif: c.motif, demandeeLe: c.demandeeLe, faiteLe: c.faiteLe, closeLe: c.closeLe })),
+    messages: (await repository.messages(row.id)).map((m) => ({ de: m.de, texte: m.texte, le: m.le })),
     historique: await repository.historique(row.id, false, true),
   };
   archive.append(JSON.stringify(json, null, 2), { name: `${dossier}demande.json` });

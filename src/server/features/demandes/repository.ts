@@ -227,6 +227,11 @@ export class DemandesRepository {
     return this.db.selectFrom('documents').selectAll().where('housingRequestId', '=', housingRequestId).orderBy('category').orderBy('position').execute();
   }
 
+  /** The request's messages, oldest first (the person's data export: no manager named). */
+  messages(housingRequestId: string): Promise<{ de: string; texte: string; le: string }[]> {
+    return this.db.selectFrom('messages').select(['de', 'texte', 'le']).where('housingRequestId', '=', housingRequestId).orderBy('le').execute();
+  }
+
   /** The request's requests for corrections, oldest first (the person's data export). */
   corrections(housingRequestId: string): Promise<CorrectionRow[]> {
     return this.db.selectFrom('corrections').selectAll().where('housingRequestId', '=', housingRequestId).orderBy('demandeeLe').execute();
@@ -465,13 +470,15 @@ export class DemandesRepository {
         effaceeLe: at,
         suiviePar: null,
         correction: null,
+        messagesNonLus: 0,
       })
       .where('id', '=', id)
       .execute();
     // The managers' notes may speak of the person: they go with the rest (the audit, which holds no
-    // personal data, stays with the history). So do the reasons of requests for corrections; their dates stay.
+    // personal data, stays with the history). So do the messages and the reasons of requests for corrections (their dates stay).
     await trx.deleteFrom('notesInternes').where('housingRequestId', '=', id).execute();
     await trx.updateTable('corrections').set({ motif: '' }).where('housingRequestId', '=', id).execute();
+    await trx.deleteFrom('messages').where('housingRequestId', '=', id).execute();
   }
 
   /** Deletes the request's document rows; answers their storage keys (the files go after the commit). */

@@ -19,6 +19,7 @@ import { ChecklistDocuments, CorrectionDemandeur, CorrectionGestion } from './Co
 import { CycleDeVie } from './CycleDeVie.js';
 import { UploadBlocks } from './Documents.js';
 import { Instruction } from './Instruction.js';
+import { Messages } from './Messages.js';
 import { EffacementGestionnaire } from './EffacementGestionnaire.js';
 import { RenvoiLien } from './RenvoiLien.js';
 import { RetraitDemande, RetraitFait } from './RetraitDemande.js';
@@ -130,6 +131,7 @@ function DemandeContent({ numero }: { numero: string }) {
         <>
           {/* Managers come to act: their handling first, before the request's details. */}
           {gestionnaire && <CorrectionGestion demande={data} />}
+          <Messages numero={numero} cote={gestionnaire && !cleIci ? 'mairie' : 'demandeur'} />
           {gestionnaire && <Instruction numero={numero} />}
           <CycleDeVie numero={numero} />
           <Details demande={data} />

@@ -268,6 +268,11 @@ function Liste() {
                           {ETATS_CORRECTION[row.correction]}
                         </Badge>
                       )}
+                      {row.messagesNonLus > 0 && (
+                        <Badge display="block" mt={4} size="sm" variant="filled" color="blue.9" w="fit-content">
+                          {row.messagesNonLus} message{row.messagesNonLus > 1 ? 's' : ''} non lu{row.messagesNonLus > 1 ? 's' : ''}
+                        </Badge>
+                      )}
                       <BadgesEtiquettes ids={row.etiquettes} etiquettes={etiquettes} />
                     </Table.Td>
                     <Table.Td>

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { MessageTable } from '../../db/schema.js';
+
+export type Cote = 'mairie' | 'demandeur';
+export type MessageLu = MessageTable & { prenom: string | null; nom: string | null };
+
+/** The SQL of the requests' message threads (migration 0017). */
+export class MessagesRepository {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+
+  liste(housingRequestId: string, trx: Db = this.db): Promise<MessageLu[]> {
+    return trx
+      .selectFrom('messages')
+      .leftJoin('user', 'user.id', 'messages.auteurUserId')
+      .selectAll('messages')
+      .select(['user.prenom', 'user.nom'])
+      .where('messages.housingRequestId', '=', housingRequestId)
+      .orderBy('messages.le')
+      .orderBy('messages.id')
+      .execute();
+  }
+
+  async ajouter(m: { housingRequestId: string; de: Cote; auteurUserId: string | null; texte: string; le: string }, trx: Db): Promise<MessageTable> {
+    const row: MessageTable = { id: randomUUID(), ...m, luLe: null };
+    await trx.insertInto('messages').values(row).execute();
+    if (m.de === 'demandeur') {
+      await trx.updateTable('housingRequests').set({ messagesNonLus: sql<number>`messages_non_lus + 1` }).where('id', '=', m.housingRequestId).execute();
+    }
+    return row;
+  }
+
+  /** The messages written by `de` are read by the other side now; answers whether any was unread. */
+  async marquerLus(housingRequestId: string, de: Cote, le: string, trx: Db): Promise<boolean> {
+    const result = await trx.updateTable('messages').set({ luLe: le }).where('housingRequestId', '=', housingRequestId).where('de', '=', de).where('luLe', 'is', null).executeTakeFirst();
+    if (de === 'demandeur') await trx.updateTable('housingRequests').set({ messagesNonLus: 0 }).where('id', '=', housingRequestId).where('messagesNonLus', '>', 0).execute();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** The e-mail of the manager who follows the request, if any. */
+  async emailDuSuivi(housingRequestId: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('housingRequests')
+      .innerJoin('user', 'user.id', 'housingRequests.suiviePar')
+      .select('user.email')
+      .where('housingRequests.id', '=', housingRequestId)
+      .executeTakeFirst();
+    return row?.email ?? null;
+  }
+}

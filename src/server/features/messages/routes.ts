@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { numeroUniqueParamsSchema } from '../../../domain/demande.js';
+import { messageSchema, nouveauMessageSchema } from '../../../domain/messages.js';
+import { z } from '../../../domain/zod.js';
+import { compteDe } from '../../auth/guards.js';
+import type { DemandeRow } from '../../db/schema.js';
+import { reponses } from '../../http.js';
+import { demandeEnAccesComplet, estDemandeur } from '../demandes/access.js';
+import type { DemandesRepository } from '../demandes/repository.js';
+import type { Cote } from './repository.js';
+import type { MessagesService } from './service.js';
+
+/**
+ * The thread of a request, for those who see it in full: its applicant (private key or owning account) writes
+ * as « demandeur », a manager as « mairie ». Anyone else: 403, as for the full view.
+ */
+export function routesMessages(deps: { demandes: DemandesRepository; service: MessagesService }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const { demandes, service } = deps;
+    const { rateLimits } = app.deps;
+    const acces = async (request: FastifyRequest, numeroUnique: string): Promise<{ row: DemandeRow; cote: Cote; userId: string | null }> => {
+      const row = await demandeEnAccesComplet(demandes, request, numeroUnique);
+      const user = await compteDe(request);
+      return { row, cote: (await estDemandeur(request, row)) ? 'demandeur' : 'mairie', userId: user?.id ?? null };
+    };
+
+    app.get(
+      '/logement/:numeroUnique/messages',
+      { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: z.array(messageSchema) })) } },
+      async (request) => {
+        const { row, cote } = await acces(request, request.params.numeroUnique);
+        return { data: await service.lire(row, cote, request.log) };
+      },
+    );
+
+    app.post(
+      '/logement/:numeroUnique/messages',
+      {
+        config: { rateLimit: rateLimits.cycleDeVie },
+        schema: { params: numeroUniqueParamsSchema, body: nouveauMessageSchema, response: reponses(201, z.object({ data: messageSchema })) },
+      },
+      async (request, reply) => {
+        const { row, cote, userId } = await acces(request, request.params.numeroUnique);
+        return reply.code(201).send({ data: await service.ecrire(row, cote, cote === 'mairie' ? userId : null, request.body.texte, request.log) });
+      },
+    );
+  };
+}

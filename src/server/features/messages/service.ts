@@ -1,0 +1,66 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Message } from '../../../domain/messages.js';
+import type { Statut } from '../../../domain/statut.js';
+import type { Config } from '../../config.js';
+import type { DemandeRow } from '../../db/schema.js';
+import type { EventBus } from '../../events/index.js';
+import type { Mailer } from '../../mail/index.js';
+import { mailMessageDemandeur, mailMessageMairie } from './mails.js';
+import type { Cote, MessageLu, MessagesRepository } from './repository.js';
+
+const autre = (cote: Cote): Cote => (cote === 'mairie' ? 'demandeur' : 'mairie');
+
+/**
+ * A request's thread (docs/produit.md « Messages »): writing one is a transaction with its e-mail (outbox) —
+ * to the applicant for the town hall's, to the manager who follows the request for the applicant's; reading
+ * the thread marks the other side's messages read. Managers see who wrote; the applicant sees « la mairie annexe ».
+ */
+export class MessagesService {
+  constructor(private readonly deps: { repository: MessagesRepository; mailer: Mailer; bus: EventBus; config: Pick<Config, 'publicUrl'>; now: () => Date }) {}
+
+  async lire(demande: DemandeRow, lecteur: Cote, log: FastifyBaseLogger): Promise<Message[]> {
+    const { repository } = this.deps;
+    const le = this.deps.now().toISOString();
+    const { messages, nouveaux } = await repository.transaction(async (trx) => ({
+      messages: await repository.liste(demande.id, trx),
+      nouveaux: await repository.marquerLus(demande.id, autre(lecteur), le, trx),
+    }));
+    // The list's unread count changed: the managers' lists hear it.
+    if (nouveaux && lecteur === 'mairie') await this.publier(demande, le, log);
+    return messages.map((m) => vue(m, lecteur));
+  }
+
+  async ecrire(demande: DemandeRow, de: Cote, auteurUserId: string | null, texte: string, log: FastifyBaseLogger): Promise<Message> {
+    const { repository, mailer, config } = this.deps;
+    const le = this.deps.now().toISOString();
+    const suivi = de === 'demandeur' ? await repository.emailDuSuivi(demande.id) : null;
+    const row = await repository.transaction(async (trx) => {
+      const message = await repository.ajouter({ housingRequestId: demande.id, de, auteurUserId, texte, le }, trx);
+      if (de === 'mairie') await mailer.enqueue(mailMessageMairie(demande, config.publicUrl, texte), { trx, demandeId: demande.id });
+      else if (suivi) await mailer.enqueue(mailMessageDemandeur(demande, config.publicUrl, suivi), { trx, demandeId: demande.id });
+      return message;
+    });
+    await this.publier(demande, le, log);
+    return vue({ ...row, prenom: null, nom: null }, de);
+  }
+
+  private async publier(demande: DemandeRow, date: string, log: FastifyBaseLogger): Promise<void> {
+    const statut = demande.statutDeLaDemande as Statut;
+    await this.deps.bus
+      .publish({ numeroUnique: demande.numeroUnique, statutDeLaDemande: statut, de: statut, date, quoi: 'message' })
+      .catch((error: unknown) => log.error({ err: error }, 'publication du message impossible'));
+  }
+}
+
+/** A message as `lecteur` reads it: managers see which of them wrote; the applicant, the town hall. */
+function vue(m: MessageLu, lecteur: Cote): Message {
+  const nom = m.prenom || m.nom ? `${m.prenom ?? ''} ${m.nom ?? ''}`.trim() : undefined;
+  return {
+    id: m.id,
+    de: m.de as Cote,
+    ...(lecteur === 'mairie' && m.de === 'mairie' && nom ? { auteur: nom } : {}),
+    texte: m.texte,
+    le: m.le,
+    lu: m.luLe !== null,
+  };
+}

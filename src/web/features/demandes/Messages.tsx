@@ -1,0 +1,80 @@
+import { Alert, Button, Card, Loader, Stack, Text, Textarea, Title } from '@mantine/core';
+import { useRef, useState } from 'react';
+import { formatHorodatage } from '../../../domain/dates.js';
+import { MESSAGE_MAX, type Message } from '../../../domain/messages.js';
+import { errorMessage } from '../../lib/api.js';
+import { useEnvoiMessage, useMessages } from './apiMessages.js';
+
+/**
+ * The request's thread between the town hall and the applicant (docs/produit.md « Messages »). `cote`: who reads
+ * — the applicant sees « Vous » and « La mairie annexe », managers the colleague's name and « Le demandeur ».
+ */
+export function Messages({ numero, cote }: { numero: string; cote: 'mairie' | 'demandeur' }) {
+  const { data, error, isPending } = useMessages(numero);
+  const envoi = useEnvoiMessage(numero);
+  const [texte, setTexte] = useState('');
+  const champ = useRef<HTMLTextAreaElement>(null);
+  const qui = (m: Message) => (m.de === cote ? (cote === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Vous') : m.de === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Le demandeur');
+  return (
+    <Card withBorder padding="lg" component="section" aria-labelledby="messages-titre">
+      <Stack gap="sm">
+        <Title order={2} size="h3" id="messages-titre">
+          Messages
+        </Title>
+        <Text size="sm" c="gray.7">
+          {cote === 'demandeur'
+            ? 'Écrivez à la mairie annexe au sujet de cette demande ; sa réponse s’affiche ici et vous est envoyée par e-mail.'
+            : 'Échange avec le demandeur : il reçoit chaque message par e-mail et répond depuis sa demande.'}
+        </Text>
+        {isPending && <Loader size="sm" role="progressbar" aria-label="Chargement des messages" />}
+        {error && <Alert color="red">{errorMessage(error, 'Les messages n’ont pas pu être chargés.')}</Alert>}
+        {data && data.length === 0 && <Text c="dimmed">Aucun message pour le moment.</Text>}
+        {data && data.length > 0 && (
+          <Stack gap="xs" component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+            {data.map((m) => (
+              <li key={m.id}>
+                <Card padding="sm" radius="md" bg={m.de === cote ? 'blue.0' : 'gray.0'} ml={m.de === cote ? 'xl' : 0} mr={m.de === cote ? 0 : 'xl'}>
+                  <Text size="sm" c="gray.8" fw={600}>
+                    {qui(m)}, le {formatHorodatage(m.le)}
+                    {m.de === cote && m.lu ? ' · lu' : ''}
+                  </Text>
+                  <Text style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{m.texte}</Text>
+                </Card>
+              </li>
+            ))}
+          </Stack>
+        )}
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            envoi.mutate(texte, {
+              onSuccess: () => {
+                setTexte('');
+                champ.current?.focus();
+              },
+            });
+          }}
+        >
+          <Stack gap="xs" align="flex-start">
+            <Textarea
+              ref={champ}
+              label="Votre message"
+              description={`${texte.length} / ${MESSAGE_MAX} caractères.`}
+              value={texte}
+              onChange={(e) => setTexte(e.currentTarget.value)}
+              maxLength={MESSAGE_MAX}
+              autosize
+              minRows={2}
+              maxRows={8}
+              w="100%"
+              error={envoi.error ? errorMessage(envoi.error, 'Le message n’a pas pu être envoyé.') : undefined}
+            />
+            <Button type="submit" loading={envoi.isPending} disabled={texte.trim() === ''}>
+              Envoyer le message
+            </Button>
+          </Stack>
+        </form>
+      </Stack>
+    </Card>
+  );
+}

@@ -1,0 +1,31 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Message } from '../../../domain/messages.js';
+import { apiFetch } from '../../lib/api.js';
+import { cles } from '../../lib/queryKeys.js';
+import { keyHeaders } from './api.js';
+
+/** A request's thread (docs/api.md « Messages »), read and written with the request's key when this device holds it. */
+
+const chemin = (numeroUnique: string) => `/logement/${encodeURIComponent(numeroUnique)}/messages`;
+
+export function useMessages(numeroUnique: string) {
+  return useQuery({
+    queryKey: cles.messages(numeroUnique),
+    queryFn: async () => (await apiFetch<{ data: Message[] }>(chemin(numeroUnique), { headers: keyHeaders(numeroUnique) })).data,
+  });
+}
+
+export function useEnvoiMessage(numeroUnique: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (texte: string) =>
+      (
+        await apiFetch<{ data: Message }>(chemin(numeroUnique), {
+          method: 'POST',
+          headers: { ...keyHeaders(numeroUnique), 'content-type': 'application/json' },
+          body: JSON.stringify({ texte }),
+        })
+      ).data,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: cles.messages(numeroUnique) }),
+  });
+}
