@@ -1,8 +1,8 @@
 import { CATEGORIES } from '../../../domain/documents.js';
 import type { Mail } from '../../mail/index.js';
+import { SIGNATURE } from '../demandes/mails.js';
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 
-const SIGNATURE = 'Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence';
 const bloc = (category: string) => CATEGORIES.find((c) => c.value === category)?.label ?? category;
 
 /** The applicant is asked to correct the request: the reason, the documents to replace and why, where to do it. */

@@ -4,7 +4,8 @@ import type { DemandeRow } from '../../db/schema.js';
 
 /** The e-mails of a housing request, as the applicant reads them. */
 
-const SIGNATURE = 'Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence';
+/** The last line of every e-mail about a request (corrections and messages sign the same). */
+export const SIGNATURE = 'Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence';
 
 export function mailDemandeEnregistree(row: DemandeRow, privateLink: string): Mail {
   return {

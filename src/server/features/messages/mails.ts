@@ -1,7 +1,7 @@
 import type { Mail } from '../../mail/index.js';
+import { SIGNATURE } from '../demandes/mails.js';
 import type { DemandeRow } from '../../db/schema.js';
 
-const SIGNATURE = 'Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence';
 const page = (publicUrl: string, numeroUnique: string) => `${publicUrl}/logement/${encodeURIComponent(numeroUnique)}`;
 
 /** The town hall wrote to the applicant: the message, and where to answer (the private link opens the thread). */

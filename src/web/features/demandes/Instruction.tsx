@@ -1,9 +1,9 @@
-import { Alert, Button, Card, Loader, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useRef, useState } from 'react';
+import { Alert, Button, Card, Loader, Stack, Text, Title } from '@mantine/core';
 import { formatHorodatage } from '../../../domain/dates.js';
 import { NOTE_MAX } from '../../../domain/instruction.js';
 import { errorMessage } from '../../lib/api.js';
 import { EtiquettesDemande } from './Etiquettes.js';
+import { FormulaireTexte } from './FormulaireTexte.js';
 import { useAjoutNote, useChangementSuivi, useJournal, useNotes, useSuivi } from './apiInstruction.js';
 
 /**
@@ -53,8 +53,6 @@ function Suivi({ numero }: { numero: string }) {
 function Notes({ numero }: { numero: string }) {
   const { data, error } = useNotes(numero);
   const ajout = useAjoutNote(numero);
-  const [texte, setTexte] = useState('');
-  const champ = useRef<HTMLTextAreaElement>(null);
   return (
     <Stack gap="sm" component="section" aria-labelledby="notes-titre">
       <Title order={3} id="notes-titre">
@@ -74,36 +72,14 @@ function Notes({ numero }: { numero: string }) {
           ))}
         </Stack>
       )}
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          ajout.mutate(texte, {
-            onSuccess: () => {
-              setTexte('');
-              champ.current?.focus();
-            },
-          });
-        }}
-      >
-        <Stack gap="xs" align="flex-start">
-          <Textarea
-            ref={champ}
-            label="Nouvelle note"
-            description={`Pour les gestionnaires seulement. ${texte.length} / ${NOTE_MAX} caractères.`}
-            value={texte}
-            onChange={(e) => setTexte(e.currentTarget.value)}
-            maxLength={NOTE_MAX}
-            autosize
-            minRows={2}
-            maxRows={8}
-            w="100%"
-            error={ajout.error ? errorMessage(ajout.error, 'La note n’a pas pu être enregistrée.') : undefined}
-          />
-          <Button type="submit" loading={ajout.isPending} disabled={texte.trim() === ''}>
-            Ajouter la note
-          </Button>
-        </Stack>
-      </form>
+      <FormulaireTexte
+        envoi={ajout}
+        label="Nouvelle note"
+        aide="Pour les gestionnaires seulement."
+        max={NOTE_MAX}
+        bouton="Ajouter la note"
+        echec="La note n’a pas pu être enregistrée."
+      />
     </Stack>
   );
 }

@@ -1,9 +1,9 @@
-import { Alert, Button, Card, Loader, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useRef, useState } from 'react';
+import { Alert, Card, Loader, Stack, Text, Title } from '@mantine/core';
 import { formatHorodatage } from '../../../domain/dates.js';
 import { MESSAGE_MAX, type Message } from '../../../domain/messages.js';
 import { errorMessage } from '../../lib/api.js';
 import { useEnvoiMessage, useMessages } from './apiMessages.js';
+import { FormulaireTexte } from './FormulaireTexte.js';
 
 /**
  * The request's thread between the town hall and the applicant (docs/produit.md « Messages »). `cote`: who reads
@@ -12,8 +12,6 @@ import { useEnvoiMessage, useMessages } from './apiMessages.js';
 export function Messages({ numero, cote }: { numero: string; cote: 'mairie' | 'demandeur' }) {
   const { data, error, isPending } = useMessages(numero);
   const envoi = useEnvoiMessage(numero);
-  const [texte, setTexte] = useState('');
-  const champ = useRef<HTMLTextAreaElement>(null);
   const qui = (m: Message) => (m.de === cote ? (cote === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Vous') : m.de === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Le demandeur');
   return (
     <Card withBorder padding="lg" component="section" aria-labelledby="messages-titre">
@@ -44,36 +42,7 @@ export function Messages({ numero, cote }: { numero: string; cote: 'mairie' | 'd
             ))}
           </Stack>
         )}
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            envoi.mutate(texte, {
-              onSuccess: () => {
-                setTexte('');
-                champ.current?.focus();
-              },
-            });
-          }}
-        >
-          <Stack gap="xs" align="flex-start">
-            <Textarea
-              ref={champ}
-              label="Votre message"
-              description={`${texte.length} / ${MESSAGE_MAX} caractères.`}
-              value={texte}
-              onChange={(e) => setTexte(e.currentTarget.value)}
-              maxLength={MESSAGE_MAX}
-              autosize
-              minRows={2}
-              maxRows={8}
-              w="100%"
-              error={envoi.error ? errorMessage(envoi.error, 'Le message n’a pas pu être envoyé.') : undefined}
-            />
-            <Button type="submit" loading={envoi.isPending} disabled={texte.trim() === ''}>
-              Envoyer le message
-            </Button>
-          </Stack>
-        </form>
+        <FormulaireTexte envoi={envoi} label="Votre message" max={MESSAGE_MAX} bouton="Envoyer le message" echec="Le message n’a pas pu être envoyé." />
       </Stack>
     </Card>
   );
