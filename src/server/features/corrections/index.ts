@@ -13,7 +13,7 @@ import { CorrectionsService } from './service.js';
 export default async function corrections(app: FastifyInstance): Promise<void> {
   const { db, dbKind, mailer, bus, config, now } = app.deps;
   const demandes = new DemandesRepository(db, dbKind, now);
-  const service = new CorrectionsService({ repository: new CorrectionsRepository(db, dbKind), journal: new InstructionRepository(db), mailer, bus, config, now });
+  const service = new CorrectionsService({ repository: new CorrectionsRepository(db), demandes, journal: new InstructionRepository(db), mailer, bus, config, now });
   await app.register(reserve('gestionnaire', routesCorrectionsGestion({ demandes, service })));
   await app.register(routesCorrectionsDemandeur({ demandes, service }));
 }

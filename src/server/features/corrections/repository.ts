@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Avis } from '../../../domain/documents.js';
 import type { EtatCorrection } from '../../../domain/corrections.js';
-import type { Db, DbKind } from '../../db/index.js';
-import type { CorrectionRow, DemandeRow, DocumentRow } from '../../db/schema.js';
+import type { Db } from '../../db/index.js';
+import type { CorrectionRow, DocumentRow } from '../../db/schema.js';
 
 /** The SQL of requests for corrections and of the review of documents (migration 0015). */
 export class CorrectionsRepository {
-  constructor(
-    private readonly db: Db,
-    private readonly kind: DbKind,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
-  }
-
-  /** The request, locked until the transaction ends on PostgreSQL (SQLite writes one at a time). */
-  verrouiller(housingRequestId: string, trx: Db): Promise<DemandeRow | undefined> {
-    let query = trx.selectFrom('housingRequests').selectAll().where('id', '=', housingRequestId).where('effaceeLe', 'is', null);
-    if (this.kind === 'postgres') query = query.forUpdate();
-    return query.executeTakeFirst();
   }
 
   /** The open request for corrections (not closed by a manager), if any. */

@@ -9,6 +9,7 @@ import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import type { EventBus } from '../../events/index.js';
 import type { Mailer } from '../../mail/index.js';
+import type { DemandesRepository } from '../demandes/repository.js';
 import type { InstructionRepository } from '../instruction/repository.js';
 import { mailCorrectionDemandee } from './mails.js';
 import type { CorrectionsRepository } from './repository.js';
@@ -29,6 +30,8 @@ export class CorrectionsService {
   constructor(
     private readonly deps: {
       repository: CorrectionsRepository;
+      /** The request, locked for the transaction (its findForUpdate). */
+      demandes: DemandesRepository;
       journal: InstructionRepository;
       mailer: Mailer;
       bus: EventBus;
@@ -43,10 +46,10 @@ export class CorrectionsService {
    * not answered, 409; once they have (« faite »), the new one closes the previous one.
    */
   async demander(housingRequestId: string, managerId: string, input: NouvelleCorrection, log: FastifyBaseLogger): Promise<Correction> {
-    const { repository, journal, mailer, config } = this.deps;
+    const { repository, demandes, journal, mailer, config } = this.deps;
     const le = this.deps.now().toISOString();
     const { row, correction } = await repository.transaction(async (trx) => {
-      const row = await repository.verrouiller(housingRequestId, trx);
+      const row = await demandes.findForUpdate('', housingRequestId, trx);
       if (!row) throw introuvable();
       if (estCloturee(row.statutDeLaDemande)) {
         throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : on ne peut plus y demander de corrections.`);
@@ -56,12 +59,11 @@ export class CorrectionsService {
         throw new ApiError(409, 'CORRECTION_EN_COURS', 'Des corrections sont déjà demandées pour cette demande : attendez la réponse de la personne, ou clôturez la demande de correction en cours.');
       }
       if (ouverte) await repository.clore(ouverte.id, managerId, le, trx);
-      const ids = [...new Set(input.documents.map((d) => d.id))];
-      const docs = await repository.documents(row.id, ids, trx);
-      if (docs.length !== ids.length) throw documentIntrouvable();
-      const aRemplacer = input.documents
-        .filter((d, i, all) => all.findIndex((o) => o.id === d.id) === i)
-        .map((d) => ({ ...docs.find((doc) => doc.id === d.id)!, motif: d.motif }));
+      // Each document once, with the first reason given for it.
+      const choisis = input.documents.filter((d, i, all) => all.findIndex((o) => o.id === d.id) === i);
+      const docs = await repository.documents(row.id, choisis.map((d) => d.id), trx);
+      if (docs.length !== choisis.length) throw documentIntrouvable();
+      const aRemplacer = choisis.map((d) => ({ ...docs.find((doc) => doc.id === d.id)!, motif: d.motif }));
       for (const doc of aRemplacer) {
         await repository.donnerAvis(row.id, doc.id, { avis: 'a-remplacer', motif: doc.motif, par: managerId, le }, trx);
         await journal.journaliser({ housingRequestId: row.id, acteurUserId: managerId, action: 'revue-document', detail: detailAvis(doc, 'a-remplacer'), le }, trx);
@@ -77,10 +79,10 @@ export class CorrectionsService {
 
   /** The applicant says the corrections are made: the list shows « Corrections faites » until a manager closes it. */
   async marquerFaite(housingRequestId: string, log: FastifyBaseLogger): Promise<Correction> {
-    const { repository } = this.deps;
+    const { repository, demandes } = this.deps;
     const le = this.deps.now().toISOString();
     const { row, correction } = await repository.transaction(async (trx) => {
-      const row = await repository.verrouiller(housingRequestId, trx);
+      const row = await demandes.findForUpdate('', housingRequestId, trx);
       if (!row) throw introuvable();
       const ouverte = await repository.ouverte(row.id, trx);
       if (!ouverte) throw aucune();
@@ -95,10 +97,10 @@ export class CorrectionsService {
 
   /** A manager closes the open request for corrections (checked, or no longer needed). */
   async clore(housingRequestId: string, managerId: string, log: FastifyBaseLogger): Promise<void> {
-    const { repository } = this.deps;
+    const { repository, demandes } = this.deps;
     const le = this.deps.now().toISOString();
     const row = await repository.transaction(async (trx) => {
-      const row = await repository.verrouiller(housingRequestId, trx);
+      const row = await demandes.findForUpdate('', housingRequestId, trx);
       if (!row) throw introuvable();
       const ouverte = await repository.ouverte(row.id, trx);
       if (!ouverte) throw aucune();
