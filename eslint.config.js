@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** The web's features (src/web/features/*): each imports lib/, components/ and the domain, never another feature. */
-const WEB_FEATURES = ['accueil', 'compte', 'demandes', 'technique'];
+const WEB_FEATURES = ['accueil', 'compte', 'demandes', 'informations', 'securite', 'technique'];
 
 const ZOD_ONCE = { name: 'zod', message: "Importez z depuis src/domain/zod.ts : c'est lui qui règle les messages en français." };
 

@@ -26,6 +26,7 @@ const BENCHES: Bench[] = [
   { script: 'run.ts', label: 'status lookup and upload', both: true },
   { script: 'gestion.ts', label: "managers' list at 100,000", both: true },
   { script: 'charge.ts', label: 'mixed load of 200 connections, longest event-loop stall', both: true },
+  { script: 'signalements.ts', label: 'technical reports at 50,000', both: true },
   { script: 'demarrage.ts', label: 'start-up time and idle memory', both: false },
   { script: 'lighthouse.ts', label: 'Lighthouse mobile LCP vs a static page', both: false },
   { script: 'fuzz.ts', label: 'generated hostile requests', both: false, env: quick ? { FUZZ_CASES: '300' } : {} },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from './fixtures.js';
+import { expectNoAxeViolation } from './axe.js';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -16,10 +16,6 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
   await page.screenshot({ path: `e2e/screenshots/${name}-${testInfo.project.name}.png`, fullPage: true });
 }
 
-async function expectNoAxeViolation(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 async function fillRequiredAndSubmit(page: Page, num: string) {
   await page.getByLabel('Numéro unique').fill(` ${num.toUpperCase().replace(/^013/u, '013 ')} `);
@@ -30,7 +26,7 @@ async function fillRequiredAndSubmit(page: Page, num: string) {
   await page.getByRole('button', { name: 'Enregistrer ma demande' }).click();
 }
 
-test('a resident submits a request, keeps the link, looks it up and sends documents', async ({ page }, testInfo) => {
+test('a resident submits a request, keeps the link, looks it up and sends documents', { tag: '@habitant' }, async ({ page }, testInfo) => {
   const num = numero(testInfo, 'a');
   await page.goto('/logement');
   await expect(page).toHaveTitle('Logement social — Quartier Vivant');
@@ -82,13 +78,13 @@ test('a resident submits a request, keeps the link, looks it up and sends docume
   await expect(page.getByText('12 Avenue Marcel-Pagnol')).toBeVisible();
 
   // A PDF in one block and a PNG in another, sent together.
-  await page.locator('section', { hasText: 'Livret de famille' }).getByRole('button', { name: 'Ajouter des fichiers' }).click();
-  await page.locator('input[type=file]').first().setInputFiles({ name: 'livret.pdf', mimeType: 'application/pdf', buffer: PDF });
-  const identity = page.locator('section', { hasText: "Pièce d'identité" });
+  const livret = page.locator('section', { hasText: 'Livret de famille' }).filter({ has: page.getByRole('button', { name: 'Ajouter des fichiers' }) });
+  await livret.locator('input[type=file]').setInputFiles({ name: 'livret.pdf', mimeType: 'application/pdf', buffer: PDF });
+  const identity = page.locator('section', { hasText: "Pièce d’identité" });
   await identity.locator('input[type=file]').setInputFiles({ name: 'carte-identite.png', mimeType: 'image/png', buffer: PNG });
   // A wrong type is refused before sending.
   await identity.locator('input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
-  await expect(identity.getByText("« notes.txt » n'est pas accepté")).toBeVisible();
+  await expect(identity.getByText("« notes.txt » n’est pas accepté")).toBeVisible();
   // A file chosen by mistake is removed before sending.
   await identity.locator('input[type=file]').setInputFiles({ name: 'erreur.pdf', mimeType: 'application/pdf', buffer: PDF });
   await expect(identity.getByText(/^erreur\.pdf/u)).toBeVisible();
@@ -121,7 +117,7 @@ test('a resident submits a request, keeps the link, looks it up and sends docume
   await expect(page.locator('section', { hasText: 'Livret de famille' }).getByText('livret.pdf')).toBeVisible();
 });
 
-test('the private link opens the full view on another device, and hides its key', async ({ page, browser }, testInfo) => {
+test('the private link opens the full view on another device, and hides its key', { tag: '@habitant' }, async ({ page, browser }, testInfo) => {
   const num = numero(testInfo, 'b');
   await page.goto('/logement/nouveau');
   await fillRequiredAndSubmit(page, num);
@@ -135,7 +131,7 @@ test('the private link opens the full view on another device, and hides its key'
   await other.close();
 });
 
-test('a second request with the same numéro is stopped with the duplicate message', async ({ page }, testInfo) => {
+test('a second request with the same numéro is stopped with the duplicate message', { tag: '@habitant' }, async ({ page }, testInfo) => {
   const num = numero(testInfo, 'c');
   await page.goto('/logement/nouveau');
   await fillRequiredAndSubmit(page, num);
@@ -148,7 +144,7 @@ test('a second request with the same numéro is stopped with the duplicate messa
   await shot(page, testInfo, 'nouvelle-demande-doublon');
 });
 
-test('someone without the link sees the status only', async ({ page, browser }, testInfo) => {
+test('someone without the link sees the status only', { tag: '@habitant' }, async ({ page, browser }, testInfo) => {
   const num = numero(testInfo, 'd');
   await page.goto('/logement/nouveau');
   await fillRequiredAndSubmit(page, num);
@@ -168,9 +164,9 @@ test('someone without the link sees the status only', async ({ page, browser }, 
   await fresh.close();
 });
 
-test('an unknown numéro, an invalid one and an unknown page get their French messages', async ({ page }, testInfo) => {
+test('an unknown numéro, an invalid one and an unknown page get their French messages', { tag: '@habitant' }, async ({ page }, testInfo) => {
   await page.goto('/logement/013inconnu000');
-  await expect(page.getByText("Il n'existe pas de demande de logement pour ce numéro unique")).toBeVisible();
+  await expect(page.getByText("Il n’existe pas de demande de logement pour ce numéro unique")).toBeVisible();
   await shot(page, testInfo, 'demande-inconnue');
   await page.goto('/logement');
   await page.getByRole('button', { name: 'Voir ma demande' }).click();
@@ -182,18 +178,21 @@ test('an unknown numéro, an invalid one and an unknown page get their French me
   await shot(page, testInfo, '404');
 });
 
-test('the other services say honestly that they are coming', async ({ page }, testInfo) => {
+test('the technical reports are open, and their managers’ list asks a visitor to sign in', { tag: '@habitant' }, async ({ page }, testInfo) => {
   for (const [url, title] of [
-    ['/securite', 'Sécurité'],
     ['/technique', 'Signalements techniques'],
     ['/technique/nouveau', 'Nouveau signalement technique'],
-    ['/technique/list', 'Tous les signalements techniques'],
   ] as const) {
     await page.goto(url);
     await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
-    await expect(page.getByText(/bientôt disponible/u).first()).toBeVisible();
-    await expectNoAxeViolation(page);
+    await expect(page.getByRole('main').getByText(/bientôt/u)).toHaveCount(0);
   }
+  // The managers' list is built (issue 14 point 4): signed out, the sign-in page, which will lead back to it.
+  await page.goto('/technique/list');
+  await expect(page).toHaveURL(/\/connexion\?retour=\/technique\/list$/u);
+  await expect(page.getByRole('heading', { level: 1, name: 'Connexion' })).toBeVisible();
+  await expect(page.getByRole('main').getByText(/bientôt/u)).toHaveCount(0);
+  await expectNoAxeViolation(page);
   await shot(page, testInfo, 'technique-liste');
 });
 
@@ -205,7 +204,7 @@ async function clesStockees(page: Page): Promise<{ session: string[]; local: str
   });
 }
 
-test('the private key stays in this tab only, unless the resident asks this device to remember it', async ({ page, context }, testInfo) => {
+test('the private key stays in this tab only, unless the resident asks this device to remember it', { tag: '@habitant' }, async ({ page, context }, testInfo) => {
   // Unticked (the default): the key is kept for this tab's session only.
   const num = numero(testInfo, 'e');
   await page.goto('/logement/nouveau');
@@ -273,7 +272,7 @@ test('the private key stays in this tab only, unless the resident asks this devi
   await expect(troisieme.getByText('helene.martin@example.org')).toHaveCount(0);
 });
 
-test('the link opened on a shared computer offers to remember it, and the request page forgets the device', async ({ page, browser }, testInfo) => {
+test('the link opened on a shared computer offers to remember it, and the request page forgets the device', { tag: '@habitant' }, async ({ page, browser }, testInfo) => {
   const num = numero(testInfo, 'g');
   await page.goto('/logement/nouveau');
   await fillRequiredAndSubmit(page, num);
@@ -304,7 +303,7 @@ test('the link opened on a shared computer offers to remember it, and the reques
   await partage.close();
 });
 
-test('a key kept before this version (localStorage) still opens the request until it is forgotten', async ({ page, request }, testInfo) => {
+test('a key kept before this version (localStorage) still opens the request until it is forgotten', { tag: '@habitant' }, async ({ page, request }, testInfo) => {
   const num = numero(testInfo, 'h');
   const res = await request.post('/app/api/logement', { data: { numeroUnique: num, prenom: 'Hélène', email: 'helene.martin@example.org', motivations: 'x' } });
   expect(res.status()).toBe(201);
@@ -317,7 +316,7 @@ test('a key kept before this version (localStorage) still opens the request unti
   await expect(page.getByText('helene.martin@example.org')).toBeVisible();
 });
 
-test('signing out leaves no key and no trace in the browser storage', async ({ page, request }, testInfo) => {
+test('signing out leaves no key and no trace in the browser storage', { tag: '@habitant' }, async ({ page, request }, testInfo) => {
   const PASSWORD = 'la sainte victoire au loin';
   const email = `cles.${testInfo.project.name}.${Date.now()}@example.org`;
   const inscrit = await request.post('/app/api/user/inscription', {

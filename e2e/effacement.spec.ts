@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page, TestInfo } from '@playwright/test';
+import type { TestInfo } from '@playwright/test';
 import { expect, test } from './fixtures.js';
+import { expectNoAxeViolation } from './axe.js';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 
@@ -13,10 +13,6 @@ function unique(testInfo: TestInfo, suffix: string): { numero: string; email: st
   return { numero: `013${tag}`.slice(0, 32), email: `effacement.${tag}@example.org` };
 }
 
-async function expectNoAxeViolation(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /** The last link e-mailed to `to` containing `contient` (DATA_DIR/mail: no SMTP in tests), quoted-printable decoded. */
 async function lienRecu(to: string, contient: string, sauf?: string): Promise<string> {
@@ -34,7 +30,7 @@ async function lienRecu(to: string, contient: string, sauf?: string): Promise<st
   throw new Error(`no e-mail to ${to} with a link containing ${contient}`);
 }
 
-test('a resident deletes a document, then withdraws the request; the device forgets its key', async ({ page, request }, testInfo) => {
+test('a resident deletes a document, then withdraws the request; the device forgets its key', { tag: '@habitant' }, async ({ page, request }, testInfo) => {
   const { numero, email } = unique(testInfo, 'r');
   const created = await request.post('/app/api/logement', { data: { numeroUnique: numero, prenom: 'Inès', nom: 'Retrait', email, motivations: 'Je déménage.' } });
   expect(created.status()).toBe(201);
@@ -75,10 +71,10 @@ test('a resident deletes a document, then withdraws the request; the device forg
 
   // The numéro answers like any unknown one.
   await page.goto(`/logement/${numero}`);
-  await expect(page.getByRole('alert').filter({ hasText: "Il n'existe pas de demande de logement pour ce numéro unique" })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: "Il n’existe pas de demande de logement pour ce numéro unique" })).toBeVisible();
 });
 
-test('a resident who lost the private link gets a new one by e-mail; the old one stops working', async ({ page, request, browser }, testInfo) => {
+test('a resident who lost the private link gets a new one by e-mail; the old one stops working', { tag: '@habitant' }, async ({ page, request, browser }, testInfo) => {
   const { numero, email } = unique(testInfo, 'l');
   const created = await request.post('/app/api/logement', { data: { numeroUnique: numero, prenom: 'Louis', nom: 'Perdu', email, motivations: 'Logement trop petit.' } });
   expect(created.status()).toBe(201);
@@ -89,7 +85,7 @@ test('a resident who lost the private link gets a new one by e-mail; the old one
   await expect(renvoi).toBeVisible();
   // Checked before sending.
   await renvoi.getByRole('button', { name: 'Recevoir un nouveau lien' }).click();
-  await expect(renvoi.getByText("Saisissez l'adresse e-mail donnée lors du dépôt de la demande.", { exact: true })).toBeVisible();
+  await expect(renvoi.getByText("Saisissez l’adresse e-mail donnée lors du dépôt de la demande.", { exact: true })).toBeVisible();
   await renvoi.getByLabel('Adresse e-mail de la demande').fill(` ${email.toUpperCase()} `);
   await renvoi.getByRole('button', { name: 'Recevoir un nouveau lien' }).click();
   await expect(renvoi.getByRole('status')).toContainText('Si cette adresse est celle de la demande');

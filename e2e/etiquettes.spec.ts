@@ -1,12 +1,13 @@
 import { expect, test } from './fixtures.js';
-import { expectNoAxeViolation, manager, signIn } from './gestion-aides.js';
+import { expectNoAxeViolation } from './axe.js';
+import { manager, signIn } from './gestion-aides.js';
 
-test('an admin creates a label; it is put on a request, shown in the list and filtered on', async ({ page, request }, testInfo) => {
-  const tag = `${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
+test('an admin creates a label; it is put on a request, shown in the list and filtered on', { tag: '@bureau' }, async ({ page, request }, testInfo) => {
+  const tag = `d${Date.now().toString(36)}`;
   const numeroUnique = `016e${tag}`;
   const res = await request.post('/app/api/logement', { data: { numeroUnique, prenom: 'Yanis', nom: 'Morel', email: `${tag}@example.org`, motivations: 'x' } });
   expect(res.status()).toBe(201);
-  await signIn(page, await manager(request, testInfo, 'admin'));
+  await signIn(page, await manager(testInfo, 'admin'));
 
   const nom = `Urgent ${tag}`;
   await page.goto('/admin/etiquettes');

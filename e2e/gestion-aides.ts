@@ -1,21 +1,27 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { request as nouveauClient, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { request as nouveauClient, type Page, type TestInfo } from '@playwright/test';
 import { expect } from './fixtures.js';
 
-/** What the managers' browser journeys share: an account made manager, signing in, the e-mails, axe. */
+/** What the managers' browser journeys share: an account made manager, signing in, the e-mails. */
 
 export const PASSWORD = 'la sainte victoire au loin';
 
+/** A resident's phone, for the journeys where the town hall (at 1280 px) and a resident act together. */
+export const TELEPHONE = { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true } as const;
+
 /** A manager (or admin) account: signed up through the API, role set with the CLI (as the README says). */
-export async function manager(request: APIRequestContext, testInfo: TestInfo, role: 'manager' | 'admin' = 'manager'): Promise<string> {
+export async function manager(testInfo: TestInfo, role: 'manager' | 'admin' = 'manager'): Promise<string> {
   const email = `${role === 'admin' ? 'admin' : 'gestion'}.${testInfo.project.name}.${Date.now()}@example.org`;
-  const res = await request.post('/app/api/user/inscription', {
+  // A client of its own: the sign-up leaves a session cookie, and a later write from the same client would carry it
+  // without the site's origin (refused, ORIGIN_REFUSED), e.g. a second account made in the same test.
+  const inscription = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
+  const res = await inscription.post('/app/api/user/inscription', {
     data: { nom: 'Mairie', prenom: 'Camille', birthday: '1985-02-02', residence: 'Mairie annexe', rue: 'Rue Charloun-Rieu', email, password: PASSWORD },
   });
-  expect(res.status()).toBe(201);
+  expect(res.status(), await res.text()).toBe(201);
+  await inscription.dispose();
   // Roles go to confirmed addresses only: the link of the e-mail first (in a client of its own, signed in by it).
   const verification = new URL(await lienRecu(email, 'verify-email'));
   const client = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
@@ -61,9 +67,3 @@ export async function signIn(page: Page, email: string) {
   await page.getByRole('button', { name: 'Se connecter' }).click();
   await expect(page).toHaveURL(/\/logement$/u);
 }
-
-export async function expectNoAxeViolation(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
-

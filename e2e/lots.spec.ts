@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
 import { expect, test } from './fixtures.js';
-import { expectNoAxeViolation, mailsDeStatut, manager, signIn } from './gestion-aides.js';
+import { expectNoAxeViolation } from './axe.js';
+import { mailsDeStatut, manager, signIn } from './gestion-aides.js';
 
-test('a manager changes the status of 50 requests at once, chosen by the filter, and sees the progress and the count', async ({ page, request }, testInfo) => {
-  const tag = `lot${testInfo.project.name.includes('375') ? 'm' : 'd'}${Date.now().toString(36)}`;
+test('a manager changes the status of 50 requests at once, chosen by the filter, and sees the progress and the count', { tag: '@bureau' }, async ({ page, request }, testInfo) => {
+  const tag = `lotd${Date.now().toString(36)}`;
   const numeros: string[] = [];
   for (let i = 0; i < 50; i++) {
     const numeroUnique = `015${tag}${String(i).padStart(2, '0')}`;
@@ -11,7 +12,7 @@ test('a manager changes the status of 50 requests at once, chosen by the filter,
     expect(res.status()).toBe(201);
     numeros.push(numeroUnique);
   }
-  await signIn(page, await manager(request, testInfo));
+  await signIn(page, await manager(testInfo));
   await page.goto(`/logement/list?q=${tag}&pageSize=25&sort=numeroUnique&order=asc`);
   await expect(page.getByText('50 demandes', { exact: true })).toBeVisible();
 

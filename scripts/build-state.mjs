@@ -55,7 +55,7 @@ export function staleReason(root) {
   try {
     stamp = fs.readFileSync(path.join(root, STAMP), 'utf8').trim();
   } catch {
-    return "aucune construction n'est enregistrée";
+    return "aucune construction n’est enregistrée";
   }
   return stamp === fingerprint(root) ? null : 'des sources ont changé depuis la dernière construction';
 }

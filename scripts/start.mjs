@@ -14,7 +14,7 @@ else if (arg === '--end-build') endBuild(root);
 else {
   const reason = staleReason(root);
   if (reason) {
-    process.stderr.write(`Construction de l'application (${reason})…\n`);
+    process.stderr.write(`Construction de l’application (${reason})…\n`);
     // The npm that runs this script, else the one on the PATH.
     const npm = process.env.npm_execpath;
     const result = npm

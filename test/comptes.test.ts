@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT } from '../src/server/auth/motsDePasse.js';
-import { cookieOf, createTestApp, lienRecu, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { cookieOf, createTestApp, lienRecu, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
 const ORIGIN = 'http://quartier.test';
@@ -92,6 +92,8 @@ describe('sign-up', () => {
     await ctx.app.deps.mailer.idle();
     const mails = fs.readdirSync(path.join(ctx.dataDir, 'mail')).map((f) => fs.readFileSync(path.join(ctx.dataDir, 'mail', f), 'utf8'));
     expect(mails.some((m) => m.includes(`To: ${String(body.email)}`) && m.includes('confirmez votre adresse'))).toBe(true);
+    // It greets the person by the first name they gave (capitalised as the account keeps it).
+    expect(await premiereLigneDuMail(String(body.email), '/verify-email')).toBe('Bonjour Jean-Pierre,');
   });
 
   it('counts the user among the inhabitants of their quartier and ville once they choose to be listed', async () => {
@@ -218,9 +220,10 @@ describe('profiles and roles', () => {
     const { cookie } = await signUp();
     const res = await ctx.app.inject({ method: 'PATCH', url: '/app/api/user/me', headers: { cookie }, payload: { nom: 'de la fontaine', prenom: 'marie' } });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ nom: 'De La Fontaine', prenom: 'Marie' });
+    // Particles stay lower-case inside a name typed all lower-case (capitaliser, src/domain/compte.ts).
+    expect(res.json().data).toMatchObject({ nom: 'De la Fontaine', prenom: 'Marie' });
     const again = await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie } });
-    expect(again.json().data.nom).toBe('De La Fontaine');
+    expect(again.json().data.nom).toBe('De la Fontaine');
     const bad = await ctx.app.inject({ method: 'PATCH', url: '/app/api/user/me', headers: { cookie }, payload: { nom: '', prenom: 'x' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.fields.nom).toBe('Le nom est obligatoire.');
@@ -260,7 +263,7 @@ describe('profiles and roles', () => {
       const refused = await give(role);
       expect(refused.statusCode).toBe(409);
       expect(refused.json().error.code).toBe('EMAIL_NON_CONFIRME');
-      expect(refused.json().error.message).toMatch(new RegExp(`^L'adresse ${email.replace(/\./gu, '\\.')} n'est pas confirmée : la personne doit d'abord cliquer le lien reçu par e-mail`, 'u'));
+      expect(refused.json().error.message).toMatch(new RegExp(`^L’adresse ${email.replace(/\./gu, '\\.')} n’est pas confirmée : la personne doit d’abord cliquer le lien reçu par e-mail`, 'u'));
       expect(await roleOf(email)).toBe('habitant');
     }
     // The admin page shows which addresses are confirmed.
@@ -339,7 +342,7 @@ describe('npm run user -- role', () => {
     for (const role of ['manager', 'admin']) {
       const refused = await run(['role', email, role], env);
       expect(refused.code).toBe(1);
-      expect(refused.out).toContain(`L'adresse ${email} n'est pas confirmée : la personne doit d'abord cliquer le lien reçu par e-mail`);
+      expect(refused.out).toContain(`L’adresse ${email} n’est pas confirmée : la personne doit d’abord cliquer le lien reçu par e-mail`);
       expect(await roleOf(email)).toBe('habitant');
     }
     await verify(email);
@@ -349,6 +352,13 @@ describe('npm run user -- role', () => {
 });
 
 const lastLinkTo = (email: string, pathPart?: string) => lienRecu(ctx, email, pathPart);
+
+/** The first line of the text of the last mail to an address holding a link with `pathPart` (« Bonjour …, »). */
+async function premiereLigneDuMail(email: string, pathPart: string): Promise<string | undefined> {
+  const mail = (await mailsTo(ctx, email)).filter((m) => m.includes(pathPart)).at(-1);
+  // The headers end at the first empty line; the text follows (plain ASCII here: the names tested are).
+  return mail?.split(/\r?\n\r?\n/u)[1]?.split(/\r?\n/u)[0];
+}
 
 describe('e-mail verification, password reset, e-mail change', () => {
   it('verifies the address through the e-mailed link', async () => {
@@ -371,6 +381,7 @@ describe('e-mail verification, password reset, e-mail change', () => {
     });
     expect(ask.statusCode).toBe(200);
     const link = new URL(await lastLinkTo(String(body.email), '/reset-password/'));
+    expect(await premiereLigneDuMail(String(body.email), '/reset-password/')).toBe('Bonjour Jean-Pierre,');
     const token = link.pathname.split('/').pop()!;
     const common = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/reset-password', headers: { origin: ORIGIN }, payload: { token, newPassword: 'password1234' } });
     expect(common.statusCode).toBe(400);
@@ -379,6 +390,62 @@ describe('e-mail verification, password reset, e-mail change', () => {
     expect(ok.statusCode).toBe(200);
     expect((await signIn(String(body.email), String(body.password))).statusCode).toBe(401);
     expect((await signIn(String(body.email), 'un autre jardin au soleil')).statusCode).toBe(200);
+  });
+
+  it('answers every step of the reset flow in French, and a used, expired or made-up link with 400 and what to do next', async () => {
+    const PERIME = 'Ce lien n’est plus valable : il a déjà servi ou a expiré. Demandez-en un nouveau depuis «\u00a0Mot de passe oublié\u00a0».';
+    const reset = (payload: Record<string, unknown>, url = '/app/api/auth/reset-password') => ctx.app.inject({ method: 'POST', url, headers: { origin: ORIGIN }, payload });
+    const oubli = (payload: Record<string, unknown>) => ctx.app.inject({ method: 'POST', url: '/app/api/auth/request-password-reset', headers: { origin: ORIGIN }, payload });
+    const perime = (res: { statusCode: number; json: () => unknown }) => {
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: { code: 'INVALID_TOKEN', message: PERIME } });
+    };
+    const { body } = await signUp();
+    const email = String(body.email);
+
+    // « Mot de passe oublié » answers the same French sentence whether an account has the address or not.
+    const ENVOYE = 'Si un compte existe avec cette adresse, un e-mail vient de lui être envoyé, avec un lien valable une heure pour choisir un nouveau mot de passe.';
+    for (const address of [email, 'personne@example.org']) {
+      const ask = await oubli({ email: address, redirectTo: '/connexion/nouveau-mot-de-passe' });
+      expect(ask.statusCode).toBe(200);
+      expect(ask.json()).toEqual({ status: true, message: ENVOYE });
+    }
+    const mauvaise = await oubli({ email: 'pas-une-adresse', redirectTo: '/connexion/nouveau-mot-de-passe' });
+    expect(mauvaise.statusCode).toBe(400);
+    expect(mauvaise.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'L’adresse e-mail n’est pas valide.', fields: { email: 'L’adresse e-mail n’est pas valide.' } } });
+
+    // A made-up link, with a good password or a common one: the link is what is wrong.
+    perime(await reset({ token: 'invente-de-toutes-pieces', newPassword: 'un autre jardin au soleil' }));
+    perime(await reset({ token: 'invente-de-toutes-pieces', newPassword: 'password1234' }));
+    perime(await reset({ newPassword: 'un autre jardin au soleil' }));
+    perime(await reset({ newPassword: 'un autre jardin au soleil' }, '/app/api/auth/reset-password?token=invente'));
+
+    // The e-mailed link, opened: on to the page with its token; a made-up one says so to the page.
+    const link = new URL(await lastLinkTo(email, '/reset-password/'));
+    const token = link.pathname.split('/').pop()!;
+    const opened = await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
+    expect([opened.statusCode, opened.headers.location]).toEqual([302, `${ORIGIN}/connexion/nouveau-mot-de-passe?token=${token}`]);
+    const invente = await ctx.app.inject({ method: 'GET', url: `/app/api/auth/reset-password/invente?callbackURL=${encodeURIComponent('/connexion/nouveau-mot-de-passe')}` });
+    expect([invente.statusCode, invente.headers.location]).toEqual([302, `${ORIGIN}/connexion/nouveau-mot-de-passe?error=INVALID_TOKEN`]);
+    const tronque = await ctx.app.inject({ method: 'GET', url: link.pathname });
+    expect(tronque.statusCode).toBe(400);
+    expect(tronque.json().error.message).toBe('Ce lien est incomplet : ouvrez en entier celui reçu par e-mail, ou demandez-en un nouveau depuis «\u00a0Mot de passe oublié\u00a0».');
+    const sansMotDePasse = await reset({ token });
+    expect(sansMotDePasse.statusCode).toBe(400);
+    expect(sansMotDePasse.json().error).toEqual({ code: 'VALIDATION_ERROR', message: 'Saisissez votre nouveau mot de passe.', fields: { newPassword: 'Saisissez votre nouveau mot de passe.' } });
+
+    // Used once, the link no longer works: the same answer, whatever the password.
+    expect((await reset({ token, newPassword: 'un autre jardin au soleil' })).statusCode).toBe(200);
+    perime(await reset({ token, newPassword: 'un autre jardin au soleil' }));
+    perime(await reset({ token, newPassword: 'password1234' }));
+
+    // Expired (an hour later): the same.
+    await oubli({ email, redirectTo: '/connexion/nouveau-mot-de-passe' });
+    const expire = new URL(await lastLinkTo(email, '/reset-password/')).pathname.split('/').pop()!;
+    expect(expire).not.toBe(token);
+    const { internalAdapter } = await ctx.app.deps.auth.$context;
+    await internalAdapter.updateVerificationByIdentifier(`reset-password:${expire}`, { expiresAt: new Date(Date.now() - 1000) });
+    perime(await reset({ token: expire, newPassword: 'encore un autre jardin' }));
   });
 
   it('changes the e-mail only once the new address is verified', async () => {
@@ -394,6 +461,7 @@ describe('e-mail verification, password reset, e-mail change', () => {
     const before = await ctx.app.deps.db.selectFrom('user').select('email').where('email', '=', String(body.email)).executeTakeFirst();
     expect(before?.email).toBe(body.email);
     const link = new URL(await lastLinkTo(newEmail, '/verify-email'));
+    expect(await premiereLigneDuMail(newEmail, '/verify-email')).toBe('Bonjour Jean-Pierre,');
     await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
     const after = await ctx.app.deps.db.selectFrom('user').select(['email', 'emailVerified']).where('email', '=', newEmail).executeTakeFirst();
     expect(after?.email).toBe(newEmail);

@@ -120,12 +120,19 @@ describe('a round trip of corrections', () => {
     expect((await call('DELETE', `/logement/015corr0001/documents/${identity}`, { 'x-access-key': keys['015corr0001']! })).statusCode).toBe(409);
     expect((await call('DELETE', `/logement/015corr0001/documents/${tax}`, { 'x-access-key': keys['015corr0001']! })).statusCode).toBe(204);
     await envoyer('015corr0001', [{ field: 'tax', name: 'avis-2025.pdf' }]);
+    const mailsGestion = (await mailsTo(ctx, manager.email)).length;
     const faite = await call('POST', '/logement/015corr0001/corrections/faites', { 'x-access-key': keys['015corr0001']! });
     expect(faite.statusCode).toBe(200);
     expect(faite.json().data).toMatchObject({ etat: 'faite', faiteLe: expect.any(String) });
+    // The manager who asked (no one follows the request) is told where to check, once.
+    const dites = (await mailsTo(ctx, manager.email)).slice(mailsGestion);
+    expect(dites).toHaveLength(1);
+    expect(dites[0]).toContain('indique avoir fait les corrections');
+    expect(dites[0]).toContain('http://quartier.test/logement/015corr0001');
     // Said twice: the same answer, the first time kept.
     const deuxFois = await call('POST', '/logement/015corr0001/corrections/faites', { cookie: habitant.cookie });
     expect(deuxFois.json().data.faiteLe).toBe(faite.json().data.faiteLe);
+    expect(await mailsTo(ctx, manager.email)).toHaveLength(mailsGestion + 1);
     expect(await ligne('015corr0001')).toMatchObject({ correction: 'faite' });
     const filtered = (await call('GET', '/logement?correction=faite', { cookie: manager.cookie })).json();
     expect(filtered.data.map((l: { numeroUnique: string }) => l.numeroUnique)).toEqual(['015corr0001']);
@@ -143,7 +150,7 @@ describe('a round trip of corrections', () => {
     const corr = journal.filter((e) => ['correction', 'corrections-faites', 'correction-close', 'revue-document'].includes(e.action));
     expect(corr.map((e) => [e.action, e.par, e.detail])).toEqual([
       ['correction', 'Camille Durand', undefined],
-      ['revue-document', 'Camille Durand', "Avis d'imposition (à remplacer)"],
+      ['revue-document', 'Camille Durand', "Avis d’imposition (à remplacer)"],
       ['corrections-faites', 'Le demandeur', undefined],
       ['correction-close', 'Camille Durand', undefined],
     ]);
@@ -171,6 +178,93 @@ describe('a round trip of corrections', () => {
       ['Second tour', false],
     ]);
     expect(await ligne('015corr0004')).toMatchObject({ correction: 'demandee' });
+  });
+});
+
+describe('the applicant corrects the fields', () => {
+  const champs = (overrides: Record<string, unknown> = {}) => {
+    const { numeroUnique: _, ...reste } = demande({ email: EMAIL });
+    return { ...reste, ...overrides };
+  };
+  const row = (numeroUnique: string) => ctx.app.deps.db.selectFrom('housingRequests').selectAll().where('numeroUnique', '=', numeroUnique).executeTakeFirstOrThrow();
+  const journalDe = async (numeroUnique: string) =>
+    ((await call('GET', `/logement/${numeroUnique}/journal`, { cookie: manager.cookie })).json().data as { action: string; par: string; detail?: string }[]).filter(
+      (e) => e.action === 'demande-modifiee',
+    );
+
+  it('at the first status: saves the new values, re-indexes the search, audits the fields’ names, tells the former address', async () => {
+    await creer('015modif001', habitant.cookie);
+    const nouvelle = 'nouvelle.adresse@example.org';
+    const res = await call(
+      'PUT',
+      '/logement/015modif001',
+      { 'x-access-key': keys['015modif001']! },
+      champs({ numeroUnique: '015autre0001', prenom: 'Éloïse', nom: "N'Guessan", email: nouvelle, salaireBrut: '1 850,50', quartierSouhaite: ['encagnane', 'encagnane'] }),
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ numeroUnique: '015modif001', prenom: 'Éloïse', nom: "N'Guessan", email: nouvelle, salaireBrut: 1850.5, quartierSouhaite: ['encagnane'] });
+    // The numéro names the request: a body's numéro is not a field that changes.
+    const stored = await row('015modif001');
+    expect(stored).toMatchObject({ prenom: 'Éloïse', nom: "N'Guessan", email: nouvelle, salaireBrut: 1850.5, quartierSouhaite: '["encagnane"]', nomTri: "n'guessan" });
+    expect(await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '015autre0001').execute()).toEqual([]);
+    // The managers' search finds the new name, folded, and no longer the old one.
+    const trouve = (q: string) => call('GET', `/logement?q=${encodeURIComponent(q)}`, { cookie: manager.cookie }).then((r) => r.json().data.map((l: { numeroUnique: string }) => l.numeroUnique));
+    expect(await trouve('nguessan eloise')).toContain('015modif001');
+    expect(await trouve('015modif001 martin')).toEqual([]);
+    // The audit names the fields, never their values, as the applicant's doing.
+    expect(await journalDe('015modif001')).toEqual([
+      expect.objectContaining({ par: 'Le demandeur', detail: 'Prénom, Nom, Adresse e-mail, Salaire brut mensuel, Quartiers souhaités' }),
+    ]);
+    expect(JSON.stringify(await ctx.app.deps.db.selectFrom('journalGestion').selectAll().execute())).not.toMatch(/Guessan|nouvelle\.adresse|1850/u);
+    // The former address is told (without the new one); the new one gets the next e-mails.
+    const averti = (await mailsTo(ctx, EMAIL)).at(-1)!;
+    expect(averti).toContain('015modif001');
+    expect(averti).toContain('Si ce n');
+    expect(averti).not.toContain(nouvelle);
+
+    // Sent again unchanged: nothing written, nothing audited, no e-mail.
+    const avant = await row('015modif001');
+    const mails = (await mailsTo(ctx, nouvelle)).length + (await mailsTo(ctx, EMAIL)).length;
+    const pareil = await call('PUT', '/logement/015modif001', { cookie: habitant.cookie }, champs({ prenom: 'Éloïse', nom: "N'Guessan", email: nouvelle, salaireBrut: 1850.5, quartierSouhaite: ['encagnane'] }));
+    expect(pareil.statusCode).toBe(200);
+    expect((await row('015modif001')).updatedAt).toBe(avant.updatedAt);
+    expect(await journalDe('015modif001')).toHaveLength(1);
+    expect((await mailsTo(ctx, nouvelle)).length + (await mailsTo(ctx, EMAIL)).length).toBe(mails);
+  });
+
+  it('refuses anyone but the applicant (403), a manager included, and bad values in French, changing nothing', async () => {
+    await creer('015modif002');
+    const avant = await row('015modif002');
+    for (const headers of [{}, { cookie: voisin.cookie }, { cookie: manager.cookie }, { 'x-access-key': keys['015corr0002']! }] as Record<string, string>[]) {
+      const res = await call('PUT', '/logement/015modif002', headers, champs({ prenom: 'Intrus' }));
+      expect(res.statusCode).toBe(403);
+    }
+    const vide = await call('PUT', '/logement/015modif002', { 'x-access-key': keys['015modif002']! }, champs({ prenom: '  ', salaireBrut: '-3' }));
+    expect(vide.statusCode).toBe(400);
+    expect(vide.json().error.fields).toMatchObject({ prenom: 'Le prénom est obligatoire.', salaireBrut: 'Le salaire brut ne peut pas être négatif.' });
+    expect(await row('015modif002')).toEqual(avant);
+    expect(await journalDe('015modif002')).toEqual([]);
+  });
+
+  it('is closed once the town hall works on the request, open again while corrections are asked, closed once they are made', async () => {
+    await creer('015modif003');
+    const cle = { 'x-access-key': keys['015modif003']! };
+    const modifier = (prenom: string) => call('PUT', '/logement/015modif003', cle, champs({ prenom }));
+    expect((await call('POST', '/logement/update/status', { cookie: manager.cookie }, { logementId: '015modif003', newStatus: 'En cours de traitement' })).statusCode).toBe(200);
+    const fermee = await modifier('Trop tard');
+    expect(fermee.statusCode).toBe(409);
+    expect(fermee.json().error).toMatchObject({ code: 'MODIFICATION_FERMEE', message: expect.stringMatching(/ne peut plus être modifiée/u) });
+    expect((await row('015modif003')).prenom).toBe('Hélène');
+
+    expect((await call('POST', '/logement/015modif003/corrections', { cookie: manager.cookie }, { motif: 'Votre prénom est mal orthographié.' })).statusCode).toBe(201);
+    expect((await modifier('Hélèna')).statusCode).toBe(200);
+    expect((await row('015modif003')).prenom).toBe('Hélèna');
+    expect((await call('POST', '/logement/015modif003/corrections/faites', cle)).statusCode).toBe(200);
+    expect((await modifier('Encore')).statusCode).toBe(409);
+    // Closed for good once the request is: no corrections there.
+    expect((await call('POST', '/logement/update/status', { cookie: manager.cookie }, { logementId: '015modif003', newStatus: 'Refusé', motif: 'Hors critères' })).statusCode).toBe(200);
+    expect((await modifier('Encore')).statusCode).toBe(409);
+    expect((await row('015modif003')).prenom).toBe('Hélèna');
   });
 });
 

@@ -97,7 +97,7 @@ describe('« Retirer ma demande »', () => {
 
     // Gone for every lookup: the status view, the history, the key, the managers' list and export.
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013eff0000001' })).json()).toEqual({
-      error: { code: 'NOT_FOUND', message: "Il n'existe pas de demande de logement pour ce numéro unique" },
+      error: { code: 'NOT_FOUND', message: "Il n’existe pas de demande de logement pour ce numéro unique" },
     });
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013eff0000001', headers: { 'x-access-key': accessKey } })).statusCode).toBe(404);
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013eff0000001/historique' })).statusCode).toBe(404);

@@ -10,8 +10,9 @@ import { freshDatabaseUrl } from './db.js';
 import { createTestApp, demande, type TestContext } from './helpers.js';
 
 // helmet's headers are computed once at start (app.ts « entetesFixes ») and copied onto every answer:
-// these tests hold every one of them to its value on the answers that bypass the usual path too.
-const CSP = ["default-src 'self'", "img-src 'self' data: blob:", "frame-ancestors 'self'", "object-src 'self' blob:", "script-src 'self'"];
+// these tests hold every one of them to its value on the answers that bypass the usual path too. Images: the
+// site's own, and the map's tiles (CARTE_TUILES_URL's origin, the Géoplateforme by default; test/carte.test.ts).
+const CSP = ["default-src 'self'", "img-src 'self' data: blob: https://data.geopf.fr", "frame-ancestors 'self'", "object-src 'self' blob:", "script-src 'self'"];
 const ATTENDUS: Record<string, string> = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
@@ -108,7 +109,7 @@ describe('security headers', () => {
 
   it('refuse to start on a middleware that does not finish at once, or fails', () => {
     expect(entetesFixes(helmet())['x-frame-options']).toBe('SAMEORIGIN');
-    expect(() => entetesFixes((_req, _res, next) => setImmediate(next))).toThrow("les en-têtes de sécurité n'ont pas pu être calculés au démarrage");
+    expect(() => entetesFixes((_req, _res, next) => setImmediate(next))).toThrow("les en-têtes de sécurité n’ont pas pu être calculés au démarrage");
     expect(() => entetesFixes((_req, _res, next) => next(new Error('directive invalide')))).toThrow('directive invalide');
   });
 });

@@ -71,6 +71,12 @@ describe('labels on requests', () => {
     expect(liste.data[0].etiquettes.sort()).toEqual([urgent, dalo].sort());
     const toutes = (await call('GET', '/logement?q=016eti', { cookie: manager.cookie })).json().data as { numeroUnique: string; etiquettes: string[] }[];
     expect(Object.fromEntries(toutes.map((r) => [r.numeroUnique, r.etiquettes.length]))).toEqual({ '016eti000001': 2, '016eti000002': 1, '016eti000003': 0 });
+    // A label and a search together: only the requests with both (SQLite meets them by rowid).
+    const avecRecherche = async (q: string) =>
+      ((await call('GET', `/logement?etiquette=${dalo}&q=${q}`, { cookie: manager.cookie })).json().data as { numeroUnique: string }[]).map((r) => r.numeroUnique).sort();
+    expect(await avecRecherche('016eti')).toEqual(['016eti000001', '016eti000002']);
+    expect(await avecRecherche('016eti000002')).toEqual(['016eti000002']);
+    expect(await avecRecherche('016eti000003')).toEqual([]);
 
     // Taking one off.
     expect((await call('PUT', '/logement/016eti000001/etiquettes', { cookie: manager.cookie }, { ids: [dalo] })).json().data).toEqual([dalo]);

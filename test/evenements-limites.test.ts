@@ -80,7 +80,7 @@ describe('GET /evenements limits', () => {
       const s = await stream('127.0.0.9', '?numero=013inconnu001');
       expect(s.status).toBe(404);
       expect(s.headers['content-type']).toMatch(/^application\/json/u);
-      expect(JSON.parse(s.text).error).toEqual({ code: 'NOT_FOUND', message: "Il n'existe pas de demande de logement pour ce numéro unique" });
+      expect(JSON.parse(s.text).error).toEqual({ code: 'NOT_FOUND', message: "Il n’existe pas de demande de logement pour ce numéro unique" });
     }
     // Had the five refused calls held a place, this address (2 per IP) would be refused now.
     const a = await stream('127.0.0.9');

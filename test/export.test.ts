@@ -53,6 +53,8 @@ function expectDemande(entries: Map<string, Buffer>, numero: string) {
   expect(json).toMatchObject({ numeroUnique: numero, nom: 'Exportée', prenom: 'Hélène', email: 'helene.martin@example.org', statutDeLaDemande: 'En attente des documents' });
   expect(json.historique).toEqual([expect.objectContaining({ de: null, vers: 'En attente des documents' })]);
   expect(json.documents).toHaveLength(2);
+  // The entries are named in French, after the documents' categories.
+  expect((json.documents as { fichier: string }[]).map((d) => d.fichier).sort()).toEqual(['documents/livret-famille-1-livret.pdf', 'documents/piece-identite-1-carte.png']);
   for (const doc of json.documents as { fichier: string; sha256: string; taille: number }[]) {
     const file = entries.get(`demande-${numero}/${doc.fichier}`)!;
     expect(file.length).toBe(doc.taille);
@@ -75,8 +77,8 @@ describe('GET /logement/:numeroUnique/export.zip', () => {
     const entries = unzip(res.rawPayload);
     expect([...entries.keys()].sort()).toEqual([
       'demande-013exp0000001/demande.json',
-      'demande-013exp0000001/documents/identity-1-carte.png',
-      'demande-013exp0000001/documents/livret-1-livret.pdf',
+      'demande-013exp0000001/documents/livret-famille-1-livret.pdf',
+      'demande-013exp0000001/documents/piece-identite-1-carte.png',
     ]);
     expectDemande(entries, '013exp0000001');
   });

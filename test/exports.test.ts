@@ -28,7 +28,7 @@ describe('exports', () => {
     const res = await get(`/logement/export.csv?q=016exp&colonnes=${COLONNES}`);
     expect(res.statusCode).toBe(200);
     const [entete, ligne] = res.body.replace(/^\uFEFF/u, '').split('\r\n');
-    expect(entete).toBe("Numéro unique;Salaire brut mensuel;Nombre d'enfants;Situation familiale;Quartiers souhaités;Bailleur actuel");
+    expect(entete).toBe("Numéro unique;Salaire brut mensuel;Nombre d’enfants;Situation familiale;Quartiers souhaités;Bailleur actuel");
     expect(ligne).toMatch(/^016exp000001;"1\u202f450,50\s€";2;Marié\(e\);;Logirem$/u);
     // Without a choice: the default columns.
     expect((await get('/logement/export.csv?q=016exp')).body).toContain('Numéro unique;Date d’enregistrement;Statut;Prénom');
@@ -43,7 +43,7 @@ describe('exports', () => {
     const classeur = new ExcelJS.Workbook();
     await classeur.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
     const feuille = classeur.getWorksheet('Demandes')!;
-    expect(feuille.getRow(1).values).toEqual([undefined, 'Numéro unique', 'Salaire brut mensuel', "Nombre d'enfants", 'Situation familiale', 'Quartiers souhaités', 'Bailleur actuel', 'Commentaires']);
+    expect(feuille.getRow(1).values).toEqual([undefined, 'Numéro unique', 'Salaire brut mensuel', "Nombre d’enfants", 'Situation familiale', 'Quartiers souhaités', 'Bailleur actuel', 'Commentaires']);
     const ligne = feuille.getRow(2);
     expect(ligne.getCell(1).value).toBe('016exp000001');
     expect(ligne.getCell(2).value).toBe(1450.5);

@@ -134,6 +134,29 @@ export async function createAccount(ctx: TestContext, role: 'habitant' | 'manage
   return { cookie, email, uid: res.json().data.uid as string, prenom: res.json().data.prenom as string };
 }
 
+let inscriptions = 0;
+/**
+ * Signs a resident up through /user/inscription, as the sign-up page does (role habitant, address not yet
+ * confirmed, a confirmation link e-mailed), and returns the address, the cookies the answer sets (cookieOf)
+ * and the account's id. `overrides` replaces fields of the form (prenom, email…).
+ */
+export async function inscrire(ctx: TestContext, overrides: Record<string, unknown> = {}) {
+  inscriptions += 1;
+  const payload = {
+    nom: 'Martin',
+    prenom: 'Hélène',
+    birthday: '1980-04-12',
+    residence: 'Les Lauriers',
+    rue: 'Avenue Marcel-Pagnol',
+    email: `inscription${inscriptions}.${randomBytes(3).toString('hex')}@example.org`,
+    password: 'un jardin sous la pluie',
+    ...overrides,
+  };
+  const res = await ctx.app.inject({ method: 'POST', url: '/app/api/user/inscription', payload });
+  if (res.statusCode !== 201) throw new Error(`sign-up answered ${res.statusCode}, not 201: ${res.body}`);
+  return { email: String(payload.email), cookie: cookieOf(res), uid: res.json().data.uid as string };
+}
+
 /** The e-mails written to an address so far (DATA_DIR/mail, quoted-printable unfolded), oldest first. */
 export async function mailsTo(ctx: TestContext, email: string): Promise<string[]> {
   await ctx.app.deps.mailer.idle();
@@ -165,3 +188,20 @@ export function cookieOf(res: { headers: Record<string, unknown> }): string {
     .filter((c) => !c.endsWith('='))
     .join('; ');
 }
+
+/**
+ * The rate limits a test file about requests and technical reports turns off (sign-up, sign-in, uploads, addresses,
+ * reports, photos, following, alerts), so that its many calls from one address are not refused; the files that test
+ * a limit set it again.
+ */
+export const SANS_LIMITES_SIGNALEMENTS = {
+  create: false,
+  upload: false,
+  adresses: false,
+  inscription: false,
+  auth: false,
+  signalement: false,
+  photosSignalement: false,
+  suiviSignalement: false,
+  alerteSignalement: false,
+} as const;

@@ -52,7 +52,7 @@ describe('role matrix', () => {
   it('answers 404 in French for an unknown request', async () => {
     const res = await call('GET', '/logement/013inconnu99/notes', { cookie: manager.cookie });
     expect(res.statusCode).toBe(404);
-    expect(res.json().error.message).toBe("Il n'existe pas de demande de logement pour ce numéro unique");
+    expect(res.json().error.message).toBe("Il n’existe pas de demande de logement pour ce numéro unique");
   });
 });
 
@@ -142,7 +142,7 @@ describe('the audit', () => {
     expect(journal.map((e) => [e.action, e.par, e.detail])).toEqual([
       ['note', 'Camille Durand', undefined],
       ['note', 'Samir Haddad', undefined],
-      ['document-consulte', 'Camille Durand', "Avis d'imposition"],
+      ['document-consulte', 'Camille Durand', "Avis d’imposition"],
       ['documents-zip', 'Samir Haddad', undefined],
       ['statut', 'Camille Durand', 'Demande envoyée'],
       ['suivi', 'Camille Durand', undefined],

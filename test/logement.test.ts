@@ -85,7 +85,7 @@ describe('POST /logement and /logement/add', () => {
     expect(error.code).toBe('VALIDATION');
     expect(error.fields).toEqual({
       prenom: 'Le prénom est obligatoire.',
-      email: "L'adresse e-mail est obligatoire.",
+      email: "L’adresse e-mail est obligatoire.",
       motivations: 'Les motivations sont obligatoires.',
     });
     const count = await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '013missing01').execute();
@@ -98,8 +98,8 @@ describe('POST /logement and /logement/add', () => {
     );
     expect(res.statusCode).toBe(400);
     const { fields } = res.json().error;
-    expect(fields.email).toBe("L'adresse e-mail n'est pas valide.");
-    expect(fields.nombreDEnfants).toBe("Le nombre d'enfants va de 0 à 7.");
+    expect(fields.email).toBe("L’adresse e-mail n’est pas valide.");
+    expect(fields.nombreDEnfants).toBe("Le nombre d’enfants va de 0 à 7.");
     expect(fields.situationFamiliale).toBe('La situation familiale : choix invalide.');
     expect(fields.quartierSouhaite).toBe('Le quartier souhaité : choix invalide.');
     expect(fields.numeroUnique).toBe('Le numéro unique doit contenir de 6 à 32 lettres ou chiffres.');
@@ -108,7 +108,7 @@ describe('POST /logement and /logement/add', () => {
   it('answers 400 in French for a body that is not JSON, never a 500', async () => {
     const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', headers: { 'content-type': 'application/json' }, payload: '{"prenom":' });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error.message).toBe("Le contenu envoyé n'est pas un JSON valide.");
+    expect(res.json().error.message).toBe("Le contenu envoyé n’est pas un JSON valide.");
     const arr = await create([1, 2]);
     expect(arr.statusCode).toBe(400);
   });
@@ -177,7 +177,7 @@ describe('GET /logement/:numeroUnique', () => {
   it('answers 404 with the spec message', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013absent0001' });
     expect(res.statusCode).toBe(404);
-    expect(res.json().error.message).toBe("Il n'existe pas de demande de logement pour ce numéro unique");
+    expect(res.json().error.message).toBe("Il n’existe pas de demande de logement pour ce numéro unique");
   });
 
   it('answers 400 for a numéro outside 6 to 32 letters and digits', async () => {
@@ -191,7 +191,7 @@ describe('GET /logement/:numeroUnique', () => {
   it('answers a French 404 for unknown API paths', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/app/api/nimporte/quoi' });
     expect(res.statusCode).toBe(404);
-    expect(res.json().error.message).toBe("Cette adresse de l'API n'existe pas.");
+    expect(res.json().error.message).toBe("Cette adresse de l’API n’existe pas.");
   });
 });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createTestApp, demande, mailsTo, type TestContext } from './helpers.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createAccount, createTestApp, demande, filesUnder, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 // Messages between the town hall and the applicant (issue 12 point 5).
 let ctx: TestContext;
@@ -9,7 +11,7 @@ let voisin: Awaited<ReturnType<typeof createAccount>>;
 let key = '';
 const EMAIL = 'awa.diallo@example.org';
 
-const call = (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
   ctx.app.inject({ method, url: `/app/api${url}`, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
 const nonLus = async () =>
   ((await call('GET', '/logement?q=017msg000001', { cookie: manager.cookie })).json().data as { messagesNonLus: number }[])[0]!.messagesNonLus;
@@ -44,7 +46,7 @@ describe('messages', () => {
 
     // The applicant reads it (by the private link): read; the manager's name is not shown to them.
     const lus = (await call('GET', '/logement/017msg000001/messages', { 'x-access-key': key })).json().data;
-    expect(lus).toEqual([{ id: expect.any(String), de: 'mairie', texte: 'Pouvez-vous passer a la mairie mardi ?', le: expect.any(String), lu: false }]);
+    expect(lus).toEqual([{ id: expect.any(String), de: 'mairie', texte: 'Pouvez-vous passer a la mairie mardi ?', le: expect.any(String), lu: false, pieces: [] }]);
     const vuParLaMairie = (await call('GET', '/logement/017msg000001/messages', { cookie: manager.cookie })).json().data;
     expect(vuParLaMairie[0]).toMatchObject({ auteur: 'Camille Durand', lu: true });
 
@@ -74,9 +76,100 @@ describe('messages', () => {
     expect((await call('POST', '/logement/017msg000001/messages', { 'x-access-key': key }, { texte: 'x'.repeat(4001) })).statusCode).toBe(400);
   });
 
+  describe('with attachments', () => {
+    const uploads = () => path.join(ctx.dataDir, 'uploads');
+    /** A multipart message: the text first, then the files. */
+    async function envoi(texte: string | null, fichiers: { name: string; content: Buffer; field?: string }[]) {
+      const form = new FormData();
+      if (texte !== null) form.append('texte', texte);
+      for (const f of fichiers) form.append(f.field ?? 'pieces', new Blob([new Uint8Array(f.content)]), f.name);
+      const request = new Request('http://localhost/', { method: 'POST', body: form });
+      return { payload: Buffer.from(await request.arrayBuffer()), headers: { 'content-type': request.headers.get('content-type')! } };
+    }
+    const poster = async (headers: Record<string, string>, texte: string | null, fichiers: { name: string; content: Buffer; field?: string }[]) => {
+      const body = await envoi(texte, fichiers);
+      return ctx.app.inject({ method: 'POST', url: '/app/api/logement/017msg000001/messages/avec-pieces', headers: { ...headers, ...body.headers }, payload: body.payload });
+    };
+    const rien = async () => ({
+      messages: (await ctx.app.deps.db.selectFrom('messages').select('id').execute()).length,
+      documents: (await ctx.app.deps.db.selectFrom('documents').select('id').execute()).length,
+      fichiers: filesUnder(uploads()).length,
+    });
+
+    it('carry files checked like documents, kept out of the request’s blocks, opened by both sides, named in the e-mail', async () => {
+      const ecrit = await poster({ cookie: manager.cookie }, 'Voici le formulaire à remplir.', [
+        { name: 'formulaire cerfa.pdf', content: SAMPLES.pdf },
+        { name: 'plan.png', content: SAMPLES.png },
+      ]);
+      expect(ecrit.statusCode).toBe(201);
+      const pieces = ecrit.json().data.pieces as { id: string; name: string; type: string; fileUrl: string }[];
+      expect(pieces.map((p) => [p.name, p.type])).toEqual([
+        ['formulaire cerfa.pdf', 'application/pdf'],
+        ['plan.png', 'image/png'],
+      ]);
+      // Stored as the request's documents of category « message », tied to the message, on disk.
+      const rows = await ctx.app.deps.db.selectFrom('documents').selectAll().where('category', '=', 'message').execute();
+      expect(rows.map((r) => r.messageId)).toEqual([ecrit.json().data.id, ecrit.json().data.id]);
+      for (const r of rows) expect(fs.existsSync(path.join(uploads(), r.storageKey))).toBe(true);
+      // Not among the request's documents (blocks, checklist).
+      const complete = (await call('GET', '/logement/017msg000001', { 'x-access-key': key })).json().data;
+      expect(Object.values(complete.documents).flat()).toEqual([]);
+      // The applicant opens them from the thread, by the private link; a stranger cannot.
+      const fil = (await call('GET', '/logement/017msg000001/messages', { 'x-access-key': key })).json().data as { pieces: { fileUrl: string }[] }[];
+      const url = fil.at(-1)!.pieces[0]!.fileUrl;
+      const ouvert = await ctx.app.inject({ method: 'GET', url, headers: { 'x-access-key': key } });
+      expect(ouvert.statusCode).toBe(200);
+      expect(ouvert.rawPayload.equals(SAMPLES.pdf)).toBe(true);
+      expect((await ctx.app.inject({ method: 'GET', url })).statusCode).toBe(403);
+      const mail = (await mailsTo(ctx, EMAIL)).at(-1)!;
+      expect(mail).toContain('- formulaire cerfa.pdf');
+      expect(mail).toContain('- plan.png');
+      // The thread is not rewritten: the applicant cannot delete a piece, nor a manager review it.
+      const piece = rows[0]!.id;
+      const suppression = await call('DELETE', `/logement/017msg000001/documents/${piece}`, { 'x-access-key': key });
+      expect(suppression.statusCode).toBe(409);
+      expect(suppression.json().error.message).toMatch(/pièce jointe d’un message/u);
+      expect((await call('PUT', `/logement/017msg000001/documents/${piece}/avis`, { cookie: manager.cookie }, { avis: 'accepte' })).statusCode).toBe(404);
+    });
+
+    it('refuse a disguised file, a sixth file, a file without text, an unknown field, in French, keeping nothing', async () => {
+      const avant = await rien();
+      const exe = await poster({ 'x-access-key': key }, 'Mon avis', [{ name: 'avis.pdf', content: SAMPLES.exe }]);
+      expect(exe.statusCode).toBe(415);
+      expect(exe.json().error.message).toMatch(/avis\.pdf/u);
+      const six = await poster({ 'x-access-key': key }, 'Mes papiers', Array.from({ length: 6 }, (_, i) => ({ name: `p${i}.pdf`, content: SAMPLES.pdf })));
+      expect(six.statusCode).toBe(413);
+      expect(six.json().error).toMatchObject({ code: 'TOO_MANY_FILES', message: 'Vous pouvez envoyer au plus 5 fichiers à la fois.' });
+      const sansTexte = await poster({ 'x-access-key': key }, '  ', [{ name: 'avis.pdf', content: SAMPLES.pdf }]);
+      expect(sansTexte.statusCode).toBe(400);
+      expect(sansTexte.json().error.fields.texte).toBe('Le message est vide.');
+      const champ = await poster({ 'x-access-key': key }, 'x', [{ name: 'avis.pdf', content: SAMPLES.pdf, field: 'tax' }]);
+      expect(champ.statusCode).toBe(400);
+      expect((await poster({ cookie: voisin.cookie }, 'x', [{ name: 'avis.pdf', content: SAMPLES.pdf }])).statusCode).toBe(403);
+      expect(await rien()).toEqual(avant);
+      expect(filesUnder(path.join(uploads(), '.tmp'))).toEqual([]);
+    });
+
+    it('count in the request’s quota of documents', async () => {
+      const id = (await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '017msg000001').executeTakeFirstOrThrow()).id;
+      const deja = (await ctx.app.deps.db.selectFrom('documents').select('id').where('housingRequestId', '=', id).execute()).length;
+      const quota = ctx.config.uploadQuota.fichiers;
+      for (let reste = quota - deja; reste > 0; reste -= 20) {
+        const form = await multipart(Array.from({ length: Math.min(reste, 20) }, (_, i) => ({ field: 'other', name: `autre-${reste}-${i}.pdf`, content: SAMPLES.pdf })));
+        expect((await call('POST', '/logement/upload-files/017msg000001', { ...form.headers, 'x-access-key': key }, form.payload)).statusCode).toBe(201);
+      }
+      const plein = await poster({ 'x-access-key': key }, 'Encore un', [{ name: 'encore.pdf', content: SAMPLES.pdf }]);
+      expect(plein.statusCode).toBe(413);
+      expect(plein.json().error.code).toBe('QUOTA_FICHIERS');
+    });
+  });
+
   it('go with the request when it is withdrawn', async () => {
     const id = (await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '017msg000001').executeTakeFirstOrThrow()).id;
     expect((await call('POST', '/logement/017msg000001/retirer', { 'x-access-key': key })).statusCode).toBe(200);
     expect(await ctx.app.deps.db.selectFrom('messages').select('id').where('housingRequestId', '=', id).execute()).toEqual([]);
+    // Their attachments too, rows and files.
+    expect(await ctx.app.deps.db.selectFrom('documents').select('id').where('housingRequestId', '=', id).execute()).toEqual([]);
+    expect(filesUnder(path.join(ctx.dataDir, 'uploads')).filter((f) => f.startsWith(id))).toEqual([]);
   });
 });

@@ -64,7 +64,9 @@ describe('POST /user/me/supprimer', () => {
 
     const mails = await mailsTo(ctx, me.email);
     // The confirmation (quoted-printable: « a été supprimé »).
-    expect(mails.some((m) => m.includes('Votre compte Quartier Vivant a =C3=A9t=C3=A9 supprim=C3=A9'))).toBe(true);
+    const confirmation = mails.find((m) => m.includes('Votre compte Quartier Vivant a =C3=A9t=C3=A9 supprim=C3=A9'));
+    // Greeted by the account's first name.
+    expect(confirmation).toContain(`Bonjour ${me.prenom},`);
   });
 
   it('refuses a manager’s or an admin’s account (the history names them)', async () => {

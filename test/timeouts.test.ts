@@ -97,7 +97,7 @@ describe('slow clients', () => {
     expect(statusOf(exchange.received)).toBe(408);
     expect(jsonOf(exchange.received).error).toEqual({
       code: 'TIMEOUT',
-      message: "L'envoi est trop lent ou interrompu : la requête a été abandonnée. Vérifiez votre connexion puis réessayez.",
+      message: "L’envoi est trop lent ou interrompu : la requête a été abandonnée. Vérifiez votre connexion puis réessayez.",
     });
     expect(await ctx.app.deps.db.selectFrom('housingRequests').select('id').execute()).toHaveLength(1);
   });

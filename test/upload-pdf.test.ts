@@ -215,7 +215,7 @@ describe('PDFs with active content', () => {
     const { res, rows } = await send(encryptedWithObjectStream('<< /S /GoTo /D [3 0 R /Fit] >>', 'secret'));
     expect(res.statusCode).toBe(415);
     expect(res.json().error.code).toBe('PDF_PROTECTED');
-    expect(res.json().error.message).toMatch(/^Le fichier « avis\.pdf » est protégé par un mot de passe : la mairie annexe ne pourrait pas l'ouvrir\./u);
+    expect(res.json().error.message).toMatch(/^Le fichier « avis\.pdf » est protégé par un mot de passe : la mairie annexe ne pourrait pas l’ouvrir\./u);
     expect(rows).toHaveLength(0);
   });
 });

@@ -104,7 +104,7 @@ describe('POST /logement/upload-files/:numeroUnique', () => {
     const before = filesUnder(uploadsDir);
     const res = await upload('013up0000004', key, [{ field: 'other', name: 'facture.pdf', content: SAMPLES.exe, type: 'application/pdf' }]);
     expect(res.statusCode).toBe(415);
-    expect(res.json().error.message).toBe("Le fichier « facture.pdf » n'est pas accepté : seuls les PDF, JPEG et PNG le sont.");
+    expect(res.json().error.message).toBe("Le fichier « facture.pdf » n’est pas accepté : seuls les PDF, JPEG et PNG le sont.");
     expect(await documentRows('013up0000004')).toHaveLength(0);
     expect(filesUnder(uploadsDir)).toEqual(before);
   });
@@ -241,7 +241,7 @@ describe('GET /logement/:numeroUnique/documents/:id', () => {
     for (const [id, status] of [['00000000-0000-4000-8000-000000000000', 404], ['pas-un-id', 400]] as const) {
       const res = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013doc000001/documents/${id}`, headers: { 'x-access-key': key } });
       expect(res.statusCode).toBe(status);
-      expect(res.json().error.message).toBe("Ce document n'existe pas pour cette demande.");
+      expect(res.json().error.message).toBe("Ce document n’existe pas pour cette demande.");
     }
   });
 });

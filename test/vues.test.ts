@@ -40,7 +40,7 @@ describe('saved views', () => {
     const [vue] = await lister(manager.cookie);
     const refused = await ctx.app.inject({ method: 'DELETE', url: `/app/api/vues/${vue!.id}`, headers: { cookie: autre.cookie } });
     expect(refused.statusCode).toBe(404);
-    expect(refused.json().error.message).toBe("Cette vue n'existe pas.");
+    expect(refused.json().error.message).toBe("Cette vue n’existe pas.");
     expect(await lister(manager.cookie)).toHaveLength(2);
     expect((await ctx.app.inject({ method: 'DELETE', url: `/app/api/vues/${vue!.id}`, headers: { cookie: manager.cookie } })).statusCode).toBe(204);
     expect((await lister(manager.cookie)).map((v) => v.nom)).toEqual(['Par nom']);

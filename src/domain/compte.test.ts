@@ -51,9 +51,44 @@ describe('roles', () => {
 
 describe('capitaliser', () => {
   it('capitalises word by word after a space, a hyphen or an apostrophe, lowercasing the rest', () => {
-    expect(capitaliser('jean-pierre de la fontaine')).toBe('Jean-Pierre De La Fontaine');
-    expect(capitaliser("JEANNE d'ARC o’NEIL")).toBe("Jeanne D'Arc O’Neil");
+    expect(capitaliser('jean-pierre')).toBe('Jean-Pierre');
+    expect(capitaliser('MARIE-CLAIRE DUPONT')).toBe('Marie-Claire Dupont');
     expect(capitaliser('élodie ÉMILIE')).toBe('Élodie Émilie');
+  });
+
+  it('writes the apostrophe ’ and the capital after it, but for the particle d’', () => {
+    expect(capitaliser("o'neill")).toBe('O’Neill');
+    expect(capitaliser("d’ornano")).toBe('d’Ornano');
+    expect(capitaliser("D’ORNANO")).toBe('d’Ornano');
+    expect(capitaliser("JEANNE d’ARC o’NEIL")).toBe('Jeanne d’Arc O’Neil');
+  });
+
+  it('puts the particles of a name typed all in lower or upper case in lower case, but for the first word', () => {
+    expect(capitaliser('jean de la fontaine')).toBe('Jean de la Fontaine');
+    expect(capitaliser('JEAN DE LA FONTAINE')).toBe('Jean de la Fontaine');
+    expect(capitaliser('de la fontaine')).toBe('De la Fontaine');
+    expect(capitaliser('vincent van gogh')).toBe('Vincent van Gogh');
+    expect(capitaliser('ludwig von mises')).toBe('Ludwig von Mises');
+    expect(capitaliser('leonardo da vinci')).toBe('Leonardo da Vinci');
+    expect(capitaliser('bertrand du guesclin')).toBe('Bertrand du Guesclin');
+    expect(capitaliser('le goff')).toBe('Le Goff');
+    expect(capitaliser('di maria')).toBe('Di Maria');
+    expect(capitaliser('du')).toBe('Du');
+  });
+
+  it('keeps the case the person gave a particle in a name typed in mixed case', () => {
+    expect(capitaliser('Jean de La Fontaine')).toBe('Jean de La Fontaine');
+    expect(capitaliser('de La Fontaine')).toBe('de La Fontaine');
+    expect(capitaliser('De La Fontaine')).toBe('De La Fontaine');
+    expect(capitaliser('jean De LA fontaine')).toBe('Jean De La Fontaine');
+    expect(capitaliser("Philippe D’Ornano")).toBe('Philippe D’Ornano');
+  });
+
+  it('gives the same name when applied again (the form on leaving the field, then the server)', () => {
+    for (const typed of ['jean de la fontaine', "d’ornano", "o'neill", 'JEAN-PIERRE DE LA TOUR', 'Jean de La Fontaine', 'le goff']) {
+      const once = capitaliser(typed);
+      expect(capitaliser(once), typed).toBe(once);
+    }
   });
 
   it('trims and turns each run of whitespace into one space', () => {
@@ -94,17 +129,17 @@ describe('password and e-mail', () => {
     const long = `${'a'.repeat(242)}@example.org`;
     expect(long).toHaveLength(254);
     expect(emailSchema.parse(long)).toBe(long);
-    expect(refus(emailSchema, `a${long}`)).toEqual({ _: "L'adresse e-mail est trop longue." });
-    expect(refus(emailSchema, '   ')).toEqual({ _: "L'adresse e-mail est obligatoire." });
-    expect(refus(emailSchema, 12)).toEqual({ _: "L'adresse e-mail est obligatoire." });
-    expect(refus(emailSchema, 'ali@')).toEqual({ _: "L'adresse e-mail n'est pas valide." });
+    expect(refus(emailSchema, `a${long}`)).toEqual({ _: "L’adresse e-mail est trop longue." });
+    expect(refus(emailSchema, '   ')).toEqual({ _: "L’adresse e-mail est obligatoire." });
+    expect(refus(emailSchema, 12)).toEqual({ _: "L’adresse e-mail est obligatoire." });
+    expect(refus(emailSchema, 'ali@')).toEqual({ _: "L’adresse e-mail n’est pas valide." });
   });
 });
 
 describe('sign-up', () => {
   it('fills the defaults and normalises what was typed', () => {
     expect(inscriptionSchema.parse({ ...INSCRIPTION, residence: '  Les Lauriers ', rue: ' Avenue Marcel-Pagnol ', inviterUid: 'abc' })).toEqual({
-      nom: 'De La Fontaine',
+      nom: 'De la Fontaine',
       prenom: 'Jean-Pierre',
       gender: 'F',
       birthday: '1980-01-01',
@@ -147,19 +182,19 @@ describe('sign-up', () => {
       nom: 'Le nom est obligatoire.',
       prenom: 'Le prénom ne doit pas dépasser 100 caractères.',
       gender: 'Choisissez F, H ou Autre.',
-      birthday: 'La date de naissance est obligatoire (AAAA-MM-JJ).',
+      birthday: 'La date de naissance doit être une date valide (JJ/MM/AAAA).',
       pays: 'Le pays est obligatoire.',
       ville: 'La ville doit être Aix-en-Provence.',
       quartier: 'Le quartier doit être Jas de Bouffan.',
       residence: 'La résidence est obligatoire.',
       rue: 'La rue est obligatoire.',
-      email: "L'adresse e-mail n'est pas valide.",
+      email: "L’adresse e-mail n’est pas valide.",
       password: 'Le mot de passe doit contenir au moins 12 caractères.',
     });
     expect(refus(inscriptionSchema, { email: 'a@b.fr', password: 'une phrase de passe assez longue' })).toEqual({
       nom: 'Le nom est obligatoire.',
       prenom: 'Le prénom est obligatoire.',
-      birthday: 'La date de naissance est obligatoire (AAAA-MM-JJ).',
+      birthday: 'La date de naissance est obligatoire.',
       residence: 'La résidence est obligatoire.',
       rue: 'La rue est obligatoire.',
     });
@@ -174,10 +209,14 @@ describe('sign-up', () => {
     });
   });
 
-  it('takes a birthday up to today, never in the future', () => {
-    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  it('takes a birthday from 1900 up to today (Paris), never in the future, never left empty', () => {
+    const day = (offset: number) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris' }).format(new Date(Date.now() + offset * 86_400_000));
     expect(inscriptionSchema.parse({ ...INSCRIPTION, birthday: day(0) }).birthday).toBe(day(0));
+    expect(inscriptionSchema.parse({ ...INSCRIPTION, birthday: '1900-01-01' }).birthday).toBe('1900-01-01');
     expect(refus(inscriptionSchema, { ...INSCRIPTION, birthday: day(1) })).toEqual({ birthday: 'La date de naissance ne peut pas être dans le futur.' });
+    expect(refus(inscriptionSchema, { ...INSCRIPTION, birthday: '1899-12-31' })).toEqual({ birthday: 'La date de naissance doit être en 1900 ou après.' });
+    // The form's empty date field.
+    expect(refus(inscriptionSchema, { ...INSCRIPTION, birthday: '' })).toEqual({ birthday: 'La date de naissance est obligatoire.' });
   });
 });
 
@@ -199,6 +238,7 @@ describe("admins' list of users", () => {
 describe('names from elsewhere and profile changes', () => {
   it('turns a display name into nom and prenom under the typed names\' rules', () => {
     expect(nomsDepuisNomAffiche('  bernard   sophie ')).toEqual({ nom: 'Bernard', prenom: 'Sophie' });
+    expect(nomsDepuisNomAffiche("o'neill sean")).toEqual({ nom: 'O’Neill', prenom: 'Sean' });
     expect(nomsDepuisNomAffiche(undefined)).toEqual({ nom: '', prenom: '' });
     const long = nomsDepuisNomAffiche(`${'x'.repeat(14_000)} y`);
     expect(long.nom).toHaveLength(100);
@@ -209,7 +249,8 @@ describe('names from elsewhere and profile changes', () => {
 
   it('checks PATCH /user/me\'s names like sign-up and takes only a known visibility', () => {
     expect(modificationProfilSchema.parse({ visibilite: 'quartier' })).toEqual({ visibilite: 'quartier' });
-    expect(modificationProfilSchema.parse({ nom: 'de la tour' })).toEqual({ nom: 'De La Tour' });
+    expect(modificationProfilSchema.parse({ nom: 'de la tour' })).toEqual({ nom: 'De la Tour' });
+    expect(modificationProfilSchema.parse({ nom: "d’ornano", prenom: 'jean-pierre' })).toEqual({ nom: 'd’Ornano', prenom: 'Jean-Pierre' });
     expect(refus(modificationProfilSchema, { nom: 'x'.repeat(101) }).nom).toBe('Le nom ne doit pas dépasser 100 caractères.');
     expect(refus(modificationProfilSchema, { visibilite: 'monde' }).visibilite).toMatch(/^Choix inconnu/u);
   });

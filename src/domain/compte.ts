@@ -1,3 +1,4 @@
+import { erreurDateDeNaissance } from './dates.js';
 import { normaliseEmail } from './normalise.js';
 import { numeroDePageSchema, rechercheSchema } from './pagination.js';
 import { z } from './zod.js';
@@ -20,7 +21,7 @@ export const isGestionnaire = (role: string | null | undefined): boolean => role
  */
 export const roleExigeAdresseConfirmee = (role: Role): boolean => role !== 'habitant';
 export const adresseNonConfirmee = (email: string): string =>
-  `L'adresse ${email} n'est pas confirmée : la personne doit d'abord cliquer le lien reçu par e-mail, puis vous pourrez lui donner ce rôle.`;
+  `L’adresse ${email} n’est pas confirmée : la personne doit d’abord cliquer le lien reçu par e-mail, puis vous pourrez lui donner ce rôle.`;
 
 /**
  * Who sees a resident's name and photo (docs/produit.md « Comptes »). Everyone else sees the first name
@@ -40,7 +41,7 @@ export const VISIBILITES = [
   {
     value: 'tous',
     label: 'Tout le monde',
-    description: "Même sans compte, qui ouvre mon lien d'invitation ou mon profil voit mon nom et ma photo.",
+    description: "Même sans compte, qui ouvre mon lien d’invitation ou mon profil voit mon nom et ma photo.",
   },
 ] as const;
 export type Visibilite = (typeof VISIBILITES)[number]['value'];
@@ -77,13 +78,39 @@ export const PHOTO_TYPE_MESSAGE = 'La photo doit être une image JPEG ou PNG.';
 export const PHOTO_TAILLE_MESSAGE = `La photo dépasse la taille maximale de ${PHOTO_MAX_OCTETS / (1024 * 1024)} Mo.`;
 export const isPhotoType = (type: string | undefined): boolean => (PHOTO_TYPES as readonly (string | undefined)[]).includes(type);
 
-/** "jean-pierre de la fontaine" → "Jean-Pierre De La Fontaine" (docs/produit.md « Comptes »: capitalised word by word). */
+/**
+ * Particles that stay lower-case inside a name (« Jean de la Fontaine », « Vincent van Gogh »); « d’ » is
+ * handled apart, glued to the name it precedes.
+ */
+const PARTICULES: ReadonlySet<string> = new Set(['de', 'du', 'des', 'la', 'le', 'van', 'von', 'di', 'da', 'del']);
+
+/** Each letter that starts the word or follows a hyphen or an apostrophe in upper case, the others in lower case. */
+const initiales = (mot: string): string =>
+  mot.toLocaleLowerCase('fr-FR').replace(/(^|[-’])(\p{L})/gu, (_, sep: string, letter: string) => sep + letter.toLocaleUpperCase('fr-FR'));
+
+/** A particle as typed: lower-case if typed so, else with its capital (« La » stays « La », « LA » becomes « La »). */
+const commeSaisie = (particule: string): string => (particule.charAt(0) === particule.charAt(0).toLocaleLowerCase('fr-FR') ? particule.toLocaleLowerCase('fr-FR') : initiales(particule));
+
+/**
+ * A name as it is written (docs/produit.md « Comptes »): « jean-pierre » → « Jean-Pierre », « o'neill » →
+ * « O’Neill », « d'ornano » → « d’Ornano » (apostrophes become ’). Particles (PARTICULES, « d’ ») keep the case
+ * the person typed (« Jean de La Fontaine » stays so); when the whole name was typed in lower or upper case,
+ * they go lower-case, but for a first word other than « d’ » (« le goff » → « Le Goff », « JEAN DE LA FONTAINE »
+ * → « Jean de la Fontaine »). Applied twice, it gives the same name.
+ */
 export function capitaliser(text: string): string {
-  return text
-    .trim()
-    .replace(/\s+/gu, ' ')
-    .toLocaleLowerCase('fr-FR')
-    .replace(/(^|[\s'’-])(\p{L})/gu, (_, sep: string, letter: string) => sep + letter.toLocaleUpperCase('fr-FR'));
+  const propre = text.trim().replace(/\s+/gu, ' ').replace(/'/gu, '’');
+  const uniforme = propre === propre.toLocaleLowerCase('fr-FR') || propre === propre.toLocaleUpperCase('fr-FR');
+  return propre
+    .split(' ')
+    .map((mot, i) => {
+      const elision = /^([dD])’(?=\p{L})/u.exec(mot);
+      if (elision) return `${uniforme ? 'd' : elision[1]}’${initiales(mot.slice(2))}`;
+      if (!PARTICULES.has(mot.toLocaleLowerCase('fr-FR'))) return initiales(mot);
+      if (!uniforme) return commeSaisie(mot);
+      return i === 0 ? initiales(mot) : mot.toLocaleLowerCase('fr-FR');
+    })
+    .join(' ');
 }
 
 const nomPropre = (champ: string) =>
@@ -107,18 +134,23 @@ export const motDePasseSchema = z
   .max(MOT_DE_PASSE_MAX, { error: MOT_DE_PASSE_LONG });
 
 export const emailSchema = z
-  .string({ error: "L'adresse e-mail est obligatoire." })
+  .string({ error: "L’adresse e-mail est obligatoire." })
   .transform(normaliseEmail)
-  .refine((v) => v.length > 0, { error: "L'adresse e-mail est obligatoire." })
-  .pipe(z.email({ error: "L'adresse e-mail n'est pas valide." }).max(254, { error: "L'adresse e-mail est trop longue." }));
+  .refine((v) => v.length > 0, { error: "L’adresse e-mail est obligatoire." })
+  .pipe(z.email({ error: "L’adresse e-mail n’est pas valide." }).max(254, { error: "L’adresse e-mail est trop longue." }));
 
 export const inscriptionSchema = z.object({
   nom: nomPropre('Le nom'),
   prenom: nomPropre('Le prénom'),
   gender: z.enum(['F', 'H', 'Autre'], { error: 'Choisissez F, H ou Autre.' }).default('F'),
-  birthday: z.iso.date({ error: 'La date de naissance est obligatoire (AAAA-MM-JJ).' }).refine((d) => d <= new Date().toISOString().slice(0, 10), {
-    error: 'La date de naissance ne peut pas être dans le futur.',
-  }),
+  birthday: z
+    .string({ error: 'La date de naissance est obligatoire.' })
+    .refine((d) => d !== '', { error: 'La date de naissance est obligatoire.', abort: true })
+    .pipe(z.iso.date({ error: 'La date de naissance doit être une date valide (JJ/MM/AAAA).' }))
+    .superRefine((d, ctx) => {
+      const erreur = erreurDateDeNaissance(d);
+      if (erreur) ctx.addIssue({ code: 'custom', message: erreur });
+    }),
   pays: z.string().trim().min(1, { error: 'Le pays est obligatoire.' }).max(100, { error: 'Le pays ne doit pas dépasser 100 caractères.' }).default(PAYS_DEFAUT),
   ville: z.literal(VILLE, { error: `La ville doit être ${VILLE}.` }).default(VILLE),
   quartier: z.literal(QUARTIER, { error: `Le quartier doit être ${QUARTIER}.` }).default(QUARTIER),
@@ -130,7 +162,7 @@ export const inscriptionSchema = z.object({
   rue: z.string({ error: 'La rue est obligatoire.' }).trim().min(1, { error: 'La rue est obligatoire.' }).max(200, { error: 'La rue ne doit pas dépasser 200 caractères.' }),
   email: emailSchema,
   password: motDePasseSchema,
-  inviterUid: z.string({ error: "L'invitation n'est pas valide." }).max(64, { error: "L'invitation n'est pas valide." }).optional(),
+  inviterUid: z.string({ error: "L’invitation n’est pas valide." }).max(64, { error: "L’invitation n’est pas valide." }).optional(),
 });
 export type InscriptionInput = z.input<typeof inscriptionSchema>;
 export type Inscription = z.output<typeof inscriptionSchema>;
@@ -195,11 +227,33 @@ export const moiSchema = profilPersonnelSchema.extend({
 });
 export type Moi = z.infer<typeof moiSchema>;
 
+/**
+ * When the signed-in session ends (GET /user/session, docs/produit.md « Comptes »): times are ISO 8601 by the
+ * server's clock, `maintenant` included, so that a client reckons with durations and not with its own clock.
+ * With no further request the session ends at `finInactivite`, `inactiviteMs` after the activity the server
+ * recorded (`derniereActivite`); a request moves that activity to its own time only when it comes
+ * `activiteEcriteToutesLesMs` or more after it. Whatever happens, it ends at `finAbsolue`, which no
+ * request moves.
+ */
+/** How long before a manager's session ends the site warns: before the idle end (extendable), before the absolute end (not). */
+export const AVERTIR_AVANT_INACTIVITE_MS = 2 * 60_000;
+export const AVERTIR_AVANT_FIN_ABSOLUE_MS = 10 * 60_000;
+
+export const echeancesSessionSchema = z.object({
+  maintenant: z.string(),
+  derniereActivite: z.string(),
+  finInactivite: z.string(),
+  finAbsolue: z.string(),
+  inactiviteMs: z.number(),
+  activiteEcriteToutesLesMs: z.number(),
+});
+export type EcheancesSession = z.infer<typeof echeancesSessionSchema>;
+
 /** An account's id in a path (better-auth ids: 32 letters and digits; bounded, never empty). */
 export const uidSchema = z
-  .string({ error: "L'identifiant est obligatoire." })
-  .min(1, { error: "L'identifiant est obligatoire." })
-  .max(64, { error: "L'identifiant est trop long." });
+  .string({ error: "L’identifiant est obligatoire." })
+  .min(1, { error: "L’identifiant est obligatoire." })
+  .max(64, { error: "L’identifiant est trop long." });
 
 export const PAGE_UTILISATEURS = 50;
 export const utilisateursQuerySchema = z.object({ q: rechercheSchema, page: numeroDePageSchema });

@@ -37,7 +37,7 @@ export const nouvelleCorrectionSchema = z.object({
     .max(MOTIF_CORRECTION_MAX, { error: `Le motif dépasse ${MOTIF_CORRECTION_MAX} caractères.` }),
   /** The documents to replace, each with its reason. */
   documents: z
-    .array(z.object({ id: z.uuid({ error: "Ce document n'existe pas pour cette demande." }), motif: motifAvis }), { error: 'La liste des documents est invalide.' })
+    .array(z.object({ id: z.uuid({ error: "Ce document n’existe pas pour cette demande." }), motif: motifAvis }), { error: 'La liste des documents est invalide.' })
     .max(DOCUMENTS_PAR_CORRECTION_MAX, { error: `Au plus ${DOCUMENTS_PAR_CORRECTION_MAX} documents par demande de correction.` })
     .default([]),
 });

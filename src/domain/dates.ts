@@ -19,3 +19,18 @@ export function formatHorodatage(iso: string): string {
 export function formatJourCivil(date: string): string {
   return jourCivil.format(new Date(date));
 }
+
+/** The earliest birth date accepted: an older one is a typing mistake (« 0192 » for « 1992 »). */
+export const NAISSANCE_MIN = '1900-01-01';
+
+/** Today as a calendar date (AAAA-MM-JJ) in Paris: a birth date may be today at the latest. */
+export function aujourdhui(): string {
+  return new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris' }).format(new Date());
+}
+
+/** Why a birth date (AAAA-MM-JJ, already a valid date) is refused, or null: never in the future, 1900 or later. */
+export function erreurDateDeNaissance(date: string): string | null {
+  if (date > aujourdhui()) return 'La date de naissance ne peut pas être dans le futur.';
+  if (date < NAISSANCE_MIN) return 'La date de naissance doit être en 1900 ou après.';
+  return null;
+}

@@ -6,8 +6,10 @@ import {
   numeroUniqueParamSchema,
   numeroUniqueParamsSchema,
   numeroUniqueSchema,
+  texteDeRecherche,
 } from './demande.js';
 import { fieldMessages } from './erreurs.js';
+import { STATUT_INITIAL } from './statut.js';
 
 /** The message of each field a schema refuses (the first one per field), or {} when it accepts. */
 function refus(schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown) {
@@ -156,19 +158,19 @@ describe('housing request as submitted', () => {
     expect(refus(demandeSaisieSchema, {})).toEqual({
       numeroUnique: 'Le numéro unique est obligatoire.',
       prenom: 'Le prénom est obligatoire.',
-      email: "L'adresse e-mail est obligatoire.",
+      email: "L’adresse e-mail est obligatoire.",
       motivations: 'Les motivations sont obligatoires.',
     });
     expect(refus(demandeSaisieSchema, { numeroUnique: null, prenom: null, email: null, motivations: null })).toEqual({
       numeroUnique: 'Le numéro unique est obligatoire.',
       prenom: 'Le prénom est obligatoire.',
-      email: "L'adresse e-mail est obligatoire.",
+      email: "L’adresse e-mail est obligatoire.",
       motivations: 'Les motivations sont obligatoires.',
     });
     expect(refus(demandeSaisieSchema, { numeroUnique: ' ', prenom: '   ', email: '  ', motivations: ' \n ' })).toEqual({
       numeroUnique: 'Le numéro unique est obligatoire.',
       prenom: 'Le prénom est obligatoire.',
-      email: "L'adresse e-mail est obligatoire.",
+      email: "L’adresse e-mail est obligatoire.",
       motivations: 'Les motivations sont obligatoires.',
     });
   });
@@ -201,19 +203,29 @@ describe('housing request as submitted', () => {
       motivations: 'Ce champ doit être un texte.',
       nom: 'Le nom doit être un texte.',
       numeroDeTelephone: 'Le numéro de téléphone doit être un texte.',
-      adresse: "L'adresse doit être un texte.",
-      adresseComplement: "Le complément d'adresse doit être un texte.",
+      adresse: "L’adresse doit être un texte.",
+      adresseComplement: "Le complément d’adresse doit être un texte.",
       codePostal: 'Le code postal doit être un texte.',
       ville: 'La ville doit être un texte.',
       // Grammar reported (« Les commentaires doit… »): checked loosely so that the fix does not break the test.
       commentaires: expect.stringMatching(/^Les commentaires doi(t|vent) être un texte\.$/u),
       salaireBrut: 'Le salaire brut doit être un nombre.',
-      salaireAvisImpot1: "Le revenu de l'avis d'imposition N-1 doit être un nombre.",
-      salaireAvisImpot2: "Le revenu de l'avis d'imposition N-2 doit être un nombre.",
-      nombreDEnfants: "Le nombre d'enfants doit être un nombre.",
+      salaireAvisImpot1: "Le revenu de l’avis d’imposition N-1 doit être un nombre.",
+      salaireAvisImpot2: "Le revenu de l’avis d’imposition N-2 doit être un nombre.",
+      nombreDEnfants: "Le nombre d’enfants doit être un nombre.",
       quartierSouhaite: 'Les quartiers souhaités doivent être une liste.',
-      dateDeNaissance: 'La date de naissance doit être une date valide (AAAA-MM-JJ).',
+      dateDeNaissance: 'La date de naissance doit être une date valide (JJ/MM/AAAA).',
     });
+  });
+
+  it('takes a birth date from 1900 to today, or none', () => {
+    const base = { numeroUnique: '013abc12345', prenom: 'Hélène', email: 'h@example.org', motivations: 'x' };
+    expect(demandeSaisieSchema.parse({ ...base, dateDeNaissance: '' }).dateDeNaissance).toBeNull();
+    expect(demandeSaisieSchema.parse({ ...base, dateDeNaissance: '1950-05-01' }).dateDeNaissance).toBe('1950-05-01');
+    const futur = demandeSaisieSchema.safeParse({ ...base, dateDeNaissance: '2999-01-01' });
+    expect(futur.error?.issues.map((i) => i.message)).toEqual(['La date de naissance ne peut pas être dans le futur.']);
+    const ancienne = demandeSaisieSchema.safeParse({ ...base, dateDeNaissance: '1492-10-12' });
+    expect(ancienne.error?.issues.map((i) => i.message)).toEqual(['La date de naissance doit être en 1900 ou après.']);
   });
 
   it('refuses values out of their limits, field by field', () => {
@@ -239,28 +251,28 @@ describe('housing request as submitted', () => {
       numeroUnique: NUMERO_MESSAGE,
       prenom: 'Le prénom ne doit pas dépasser 200 caractères.',
       nom: 'Le nom ne doit pas dépasser 200 caractères.',
-      email: "L'adresse e-mail est trop longue.",
+      email: "L’adresse e-mail est trop longue.",
       numeroDeTelephone: 'Le numéro de téléphone ne doit pas dépasser 30 caractères.',
-      adresse: "L'adresse ne doit pas dépasser 200 caractères.",
-      adresseComplement: "Le complément d'adresse ne doit pas dépasser 200 caractères.",
+      adresse: "L’adresse ne doit pas dépasser 200 caractères.",
+      adresseComplement: "Le complément d’adresse ne doit pas dépasser 200 caractères.",
       codePostal: 'Le code postal ne doit pas dépasser 10 caractères.',
       ville: 'La ville ne doit pas dépasser 200 caractères.',
       salaireBrut: 'Le salaire brut ne peut pas être négatif.',
-      salaireAvisImpot1: "Le revenu de l'avis d'imposition N-1 ne peut pas être négatif.",
-      salaireAvisImpot2: "Le revenu de l'avis d'imposition N-2 semble trop élevé.",
-      nombreDEnfants: "Le nombre d'enfants va de 0 à 7.",
+      salaireAvisImpot1: "Le revenu de l’avis d’imposition N-1 ne peut pas être négatif.",
+      salaireAvisImpot2: "Le revenu de l’avis d’imposition N-2 semble trop élevé.",
+      nombreDEnfants: "Le nombre d’enfants va de 0 à 7.",
       motivations: 'Les motivations ne doivent pas dépasser 5000 caractères.',
       commentaires: expect.stringMatching(/^Les commentaires ne doi(t|vent) pas dépasser 5000 caractères\.$/u),
     });
     expect(refus(demandeSaisieSchema, { ...REQUIS, salaireBrut: '20 000 000', salaireAvisImpot1: 1e9, nombreDEnfants: -1 })).toEqual({
       salaireBrut: 'Le salaire brut semble trop élevé.',
-      salaireAvisImpot1: "Le revenu de l'avis d'imposition N-1 semble trop élevé.",
-      nombreDEnfants: "Le nombre d'enfants ne peut pas être négatif.",
+      salaireAvisImpot1: "Le revenu de l’avis d’imposition N-1 semble trop élevé.",
+      nombreDEnfants: "Le nombre d’enfants ne peut pas être négatif.",
     });
     expect(refus(demandeSaisieSchema, { ...REQUIS, salaireAvisImpot2: -3, nombreDEnfants: 1.5, email: 'ali@', numeroUnique: '013-000-111' })).toEqual({
-      salaireAvisImpot2: "Le revenu de l'avis d'imposition N-2 ne peut pas être négatif.",
-      nombreDEnfants: "Le nombre d'enfants doit être un nombre entier.",
-      email: "L'adresse e-mail n'est pas valide.",
+      salaireAvisImpot2: "Le revenu de l’avis d’imposition N-2 ne peut pas être négatif.",
+      nombreDEnfants: "Le nombre d’enfants doit être un nombre entier.",
+      email: "L’adresse e-mail n’est pas valide.",
       numeroUnique: NUMERO_MESSAGE,
     });
   });
@@ -321,7 +333,7 @@ describe("managers' list query", () => {
       q: 'La recherche est trop longue.',
       status: 'Statut inconnu.',
       sort: 'Colonne de tri inconnue.',
-      order: "L'ordre doit être asc ou desc.",
+      order: "L’ordre doit être asc ou desc.",
       page: 'Les pages commencent à 1.',
       pageSize: 'La taille de page doit être 5, 10, 25, 50, 100.',
     });
@@ -351,5 +363,17 @@ describe('status change', () => {
         'Statut inconnu : choisissez parmi En attente des documents, En cours de traitement, Demande envoyée, En attente, Passage CAL, Attribué, Radiée, Refusé.',
     });
     expect(refus(changementStatutSchema, { logementId: 'x'.repeat(65), newStatus: 'Refusé' })).toEqual({ logementId: 'logementId est trop long.' });
+  });
+});
+
+describe('search text', () => {
+  /** The search text of a request with only the required fields and `nombreDEnfants` children. */
+  const avecEnfants = (nombreDEnfants: number) =>
+    texteDeRecherche({ ...demandeSaisieSchema.parse({ ...REQUIS, nombreDEnfants }), dateDEnregistrement: '2025-03-14T09:30:00.000Z', statutDeLaDemande: STATUT_INITIAL });
+
+  it('says « 0 enfant », « 1 enfant » and « 2 enfants », as French agrees them', () => {
+    expect(avecEnfants(0)).toContain(' celibataire 0 enfant sans domicile fixe ');
+    expect(avecEnfants(1)).toContain(' celibataire 1 enfant sans domicile fixe ');
+    expect(avecEnfants(2)).toContain(' celibataire 2 enfants sans domicile fixe ');
   });
 });

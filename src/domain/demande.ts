@@ -1,6 +1,6 @@
-import { EXPIRATIONS } from './cycleDeVie.js';
-import { formatJour, formatJourCivil } from './dates.js';
-import { correctionSchema, ETAT_CORRECTION_VALUES } from './corrections.js';
+import { estCloturee, EXPIRATIONS } from './cycleDeVie.js';
+import { erreurDateDeNaissance, formatJour, formatJourCivil } from './dates.js';
+import { correctionSchema, ETAT_CORRECTION_VALUES, type EtatCorrection } from './corrections.js';
 import { documentsParCategorieSchema } from './documents.js';
 import { compacter, foldForSearch, isValidNumeroUnique, normaliseEmail, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from './normalise.js';
 import {
@@ -24,7 +24,8 @@ import {
   TYPE_DE_LOGEMENT_VALUES,
 } from './options.js';
 import { numeroDePageSchema, rechercheSchema } from './pagination.js';
-import { isStatut, STATUTS, type Statut } from './statut.js';
+import { accord } from './pluriel.js';
+import { isStatut, STATUT_INITIAL, STATUTS, type Statut } from './statut.js';
 import { z } from './zod.js';
 
 export const TEXTE_COURT_MAX = 200;
@@ -84,27 +85,33 @@ export const demandeSaisieSchema = z.object({
   sexe: z.preprocess((v) => (v === '' || v === undefined ? null : v), choix(SEXE_VALUES, 'Le sexe').nullable()),
   dateDeNaissance: z.preprocess(
     (v) => (v === '' || v === undefined ? null : v),
-    z.iso.date({ error: 'La date de naissance doit être une date valide (AAAA-MM-JJ).' }).nullable(),
+    z.iso
+      .date({ error: 'La date de naissance doit être une date valide (JJ/MM/AAAA).' })
+      .superRefine((d, ctx) => {
+        const erreur = erreurDateDeNaissance(d);
+        if (erreur) ctx.addIssue({ code: 'custom', message: erreur });
+      })
+      .nullable(),
   ),
   email: z
-    .string(requis("L'adresse e-mail est obligatoire."))
+    .string(requis("L’adresse e-mail est obligatoire."))
     .transform(normaliseEmail)
-    .refine((v) => v.length > 0, { error: "L'adresse e-mail est obligatoire." })
-    .pipe(z.email({ error: "L'adresse e-mail n'est pas valide." }).max(254, { error: "L'adresse e-mail est trop longue." })),
+    .refine((v) => v.length > 0, { error: "L’adresse e-mail est obligatoire." })
+    .pipe(z.email({ error: "L’adresse e-mail n’est pas valide." }).max(254, { error: "L’adresse e-mail est trop longue." })),
   numeroDeTelephone: texte(30, 'Le numéro de téléphone'),
-  adresse: texte(TEXTE_COURT_MAX, "L'adresse"),
-  adresseComplement: texte(TEXTE_COURT_MAX, "Le complément d'adresse"),
+  adresse: texte(TEXTE_COURT_MAX, "L’adresse"),
+  adresseComplement: texte(TEXTE_COURT_MAX, "Le complément d’adresse"),
   codePostal: texte(10, 'Le code postal'),
   ville: texte(TEXTE_COURT_MAX, 'La ville'),
   salaireBrut: montant('Le salaire brut'),
-  salaireAvisImpot1: montant("Le revenu de l'avis d'imposition N-1"),
-  salaireAvisImpot2: montant("Le revenu de l'avis d'imposition N-2"),
+  salaireAvisImpot1: montant("Le revenu de l’avis d’imposition N-1"),
+  salaireAvisImpot2: montant("Le revenu de l’avis d’imposition N-2"),
   situationFamiliale: choix(SITUATION_FAMILIALE_VALUES, 'La situation familiale').default('celibataire'),
   nombreDEnfants: z.coerce
-    .number({ error: "Le nombre d'enfants doit être un nombre." })
-    .int({ error: "Le nombre d'enfants doit être un nombre entier." })
-    .min(0, { error: "Le nombre d'enfants ne peut pas être négatif." })
-    .max(NOMBRE_D_ENFANTS_MAX, { error: `Le nombre d'enfants va de 0 à ${NOMBRE_D_ENFANTS_MAX}.` })
+    .number({ error: "Le nombre d’enfants doit être un nombre." })
+    .int({ error: "Le nombre d’enfants doit être un nombre entier." })
+    .min(0, { error: "Le nombre d’enfants ne peut pas être négatif." })
+    .max(NOMBRE_D_ENFANTS_MAX, { error: `Le nombre d’enfants va de 0 à ${NOMBRE_D_ENFANTS_MAX}.` })
     .default(0),
   logementActuel: choix(LOGEMENT_ACTUEL_VALUES, 'Le logement actuel').default('sans domicile fixe'),
   typeDeLogementActuel: choix(TYPE_DE_LOGEMENT_VALUES, 'Le type de logement actuel').default('studio'),
@@ -128,6 +135,24 @@ export const demandeSaisieSchema = z.object({
 
 export type DemandeSaisie = z.input<typeof demandeSaisieSchema>;
 export type DemandeCreation = z.output<typeof demandeSaisieSchema>;
+
+/**
+ * The applicant's corrections to a request already submitted: every field but the numéro unique, which
+ * names the request (docs/produit.md « Modifier sa demande »).
+ */
+export const demandeModificationSchema = demandeSaisieSchema.omit({ numeroUnique: true });
+export type DemandeModification = z.output<typeof demandeModificationSchema>;
+/** The fields a modification may change, in the order of the form. */
+export const CHAMPS_MODIFIABLES = Object.keys(demandeModificationSchema.shape) as (keyof DemandeModification)[];
+
+/**
+ * Whether the applicant may still change the request's fields: before the town hall starts on it (its first
+ * status), then again whenever a manager asks for corrections, until they are made; never once it is closed.
+ */
+export function peutEtreModifiee(statut: string, correction: EtatCorrection | null | undefined): boolean {
+  if (estCloturee(statut)) return false;
+  return statut === STATUT_INITIAL || correction === 'demandee';
+}
 
 /** Defaults of the request form (docs/produit.md « La demande »). */
 export const DEMANDE_VALEURS_INITIALES = {
@@ -156,6 +181,37 @@ export const DEMANDE_VALEURS_INITIALES = {
   motivations: '',
   commentaires: '',
 } as const satisfies Record<keyof DemandeSaisie, unknown>;
+
+/** What a signed-in resident's account tells the request form (the account's own fields, nothing guessed). */
+export interface CompteDuDemandeur {
+  prenom: string;
+  nom: string;
+  email: string;
+  gender: string;
+  birthday: string | null;
+  rue: string;
+  residence: string;
+}
+
+/**
+ * The request form filled from the account: names, e-mail, birth date, sex (F/H; « Autre » is left to choose),
+ * the street (the account keeps no house number) with the residence as its complement, the district's town and
+ * quartier. Everything stays editable.
+ */
+export function saisieDepuisLeCompte(compte: CompteDuDemandeur): Partial<DemandeSaisie> {
+  const sexe = compte.gender === 'F' ? 'femme' : compte.gender === 'H' ? 'homme' : '';
+  return {
+    prenom: compte.prenom,
+    nom: compte.nom,
+    email: compte.email,
+    dateDeNaissance: compte.birthday ?? '',
+    sexe,
+    adresse: compte.rue,
+    adresseComplement: compte.residence,
+    ville: 'Aix-en-Provence',
+    quartierActuel: 'jas de bouffan',
+  } as Partial<DemandeSaisie>;
+}
 
 /** One step of a request's history: who changed it is told to managers only. */
 export const evenementStatutSchema = z.object({
@@ -290,17 +346,17 @@ export const listeQuerySchema = z.object({
     .default('')
     .refine((s) => s === '' || isStatut(s), { error: 'Statut inconnu.' }),
   /** '' (all), expiring within 30 days, expired (not renewed, not yet struck off), struck off. */
-  expiration: z.enum(['', ...EXPIRATIONS], { error: "Le filtre d'expiration doit être bientot, expiree ou radiee." }).default(''),
+  expiration: z.enum(['', ...EXPIRATIONS], { error: "Le filtre d’expiration doit être bientot, expiree ou radiee." }).default(''),
   /** 'moi': only the requests the manager asking follows (« Suivies par moi », features/instruction). */
   suivi: z.enum(['', 'moi'], { error: 'Le filtre de suivi doit être « moi ».' }).default(''),
   /** A tab of the list: a group of statuses (ONGLETS). */
-  onglet: z.enum(['', ...ONGLET_CLES], { error: `L'onglet doit être ${ONGLET_CLES.join(', ')}.` }).default(''),
+  onglet: z.enum(['', ...ONGLET_CLES], { error: `L’onglet doit être ${ONGLET_CLES.join(', ')}.` }).default(''),
   /** Requests whose open request for corrections is in this state. */
   correction: z.enum(['', ...ETAT_CORRECTION_VALUES], { error: `Le filtre de correction doit être ${ETAT_CORRECTION_VALUES.join(' ou ')}.` }).default(''),
   /** Requests carrying this label (its id). */
   etiquette: z.union([z.literal(''), z.uuid()], { error: 'Cette étiquette n’existe pas.' }).default(''),
   sort: z.enum(TRIS, { error: 'Colonne de tri inconnue.' }).default(TRI_DEFAUT),
-  order: z.enum(['asc', 'desc'], { error: "L'ordre doit être asc ou desc." }).default('desc'),
+  order: z.enum(['asc', 'desc'], { error: "L’ordre doit être asc ou desc." }).default('desc'),
   page: numeroDePageSchema,
   pageSize: z.coerce
     .number({ error: 'Taille de page invalide.' })
@@ -393,8 +449,8 @@ export interface EvenementDirect {
   /** The previous status; null for a new request. The same as the status when something else changed (`quoi`). */
   de: Statut | null;
   date: string;
-  /** What changed when the status did not: the request for corrections, the messages. */
-  quoi?: 'correction' | 'message';
+  /** What changed when the status did not: the request for corrections, the messages, the applicant's fields. */
+  quoi?: 'correction' | 'message' | 'modification';
 }
 
 /**
@@ -417,13 +473,13 @@ export const CHAMPS_DEMANDE = {
   email: { label: 'Adresse e-mail', lecture: 'texte' },
   numeroDeTelephone: { label: 'Téléphone', lecture: 'texte' },
   adresse: { label: 'Adresse', lecture: 'texte' },
-  adresseComplement: { label: "Complément d'adresse", lecture: 'texte' },
+  adresseComplement: { label: "Complément d’adresse", lecture: 'texte' },
   codePostal: { label: 'Code postal', lecture: 'texte' },
   ville: { label: 'Ville', lecture: 'texte' },
   sexe: { label: 'Sexe', lecture: 'option', options: SEXES },
   dateDeNaissance: { label: 'Date de naissance', lecture: 'jourCivil' },
   situationFamiliale: { label: 'Situation familiale', lecture: 'option', options: SITUATIONS_FAMILIALES },
-  nombreDEnfants: { label: "Nombre d'enfants", lecture: 'enfants', options: NOMBRES_D_ENFANTS },
+  nombreDEnfants: { label: "Nombre d’enfants", lecture: 'enfants', options: NOMBRES_D_ENFANTS },
   logementActuel: { label: 'Logement actuel', lecture: 'option', options: LOGEMENTS_ACTUELS },
   typeDeLogementActuel: { label: 'Type de logement actuel', lecture: 'option', options: TYPES_DE_LOGEMENT },
   quartierActuel: { label: 'Quartier actuel', lecture: 'option', options: QUARTIER_OPTIONS },
@@ -531,7 +587,7 @@ export function texteDeRecherche(d: ValeursDemande): string {
     if (lu === '') continue;
     const def: Champ = CHAMPS_DEMANDE[champ];
     if (def.lecture === 'montant' || def.lecture === 'jourCivil') parts.push(String(d[champ]));
-    parts.push(def.lecture === 'enfants' ? `${lu} enfant${d.nombreDEnfants > 1 ? 's' : ''}` : lu);
+    parts.push(def.lecture === 'enfants' ? `${lu} ${accord(d.nombreDEnfants, 'enfant', 'enfants')}` : lu);
   }
   for (const champ of CHAMPS_COMPACTES) {
     const folded = foldForSearch(valeurLue(champ, d));

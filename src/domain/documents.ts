@@ -3,13 +3,47 @@ import { z } from './zod.js';
 
 export const CATEGORIES = [
   { value: 'livret', label: 'Livret de famille' },
-  { value: 'identity', label: "Pièce d'identité" },
-  { value: 'tax', label: "Avis d'imposition" },
+  { value: 'identity', label: "Pièce d’identité" },
+  { value: 'tax', label: "Avis d’imposition" },
   { value: 'salary', label: 'Bulletins de salaire' },
   { value: 'other', label: 'Autres documents' },
 ] as const;
 export type Categorie = (typeof CATEGORIES)[number]['value'];
 export const CATEGORIE_VALUES = CATEGORIES.map((c) => c.value) as Categorie[];
+
+/** The stored category of a message's attachment: a document of the request, in none of its five blocks. */
+export const CATEGORIE_PIECE = 'message';
+/** What a stored category is called, for people (the audit of a document opened). */
+export function libelleCategorie(category: string): string {
+  return category === CATEGORIE_PIECE ? 'Pièce jointe d’un message' : (CATEGORIES.find((c) => c.value === category)?.label ?? category);
+}
+
+/**
+ * A category in file names (the entries of the documents' zip and of the data export): its label
+ * (libelleCategorie) in the singular, without articles, lowercase ASCII words joined by hyphens.
+ */
+const NOMS_DE_FICHIER: Readonly<Record<Categorie | typeof CATEGORIE_PIECE, string>> = {
+  livret: 'livret-famille',
+  identity: 'piece-identite',
+  tax: 'avis-imposition',
+  salary: 'bulletin-salaire',
+  other: 'autre-document',
+  [CATEGORIE_PIECE]: 'piece-jointe-message',
+};
+
+/** A stored category as a file name's first words (`piece-identite`); an unknown one, its label's letters and digits. */
+export function nomDeFichierCategorie(category: string): string {
+  if (Object.hasOwn(NOMS_DE_FICHIER, category)) return NOMS_DE_FICHIER[category as keyof typeof NOMS_DE_FICHIER];
+  const slug = libelleCategorie(category)
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/gu, '-')
+    .replace(/^-+|-+$/gu, '')
+    .slice(0, 40)
+    .replace(/-+$/u, '');
+  return slug || 'document';
+}
 
 export function isCategorie(value: unknown): value is Categorie {
   return typeof value === 'string' && (CATEGORIE_VALUES as string[]).includes(value);
@@ -91,3 +125,22 @@ export function etatDuBloc(categorie: Categorie, documents: readonly Pick<Docume
   if (documents.some((d) => d.avis === null)) return 'a-verifier';
   return 'accepte';
 }
+
+const tailleFormat = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
+/** A size as people read it: « 350 Ko », « 2,5 Mo ». */
+export function formatTaille(octets: number): string {
+  if (octets < 1024 * 1024) return `${tailleFormat.format(Math.max(1, octets / 1024))} Ko`;
+  return `${tailleFormat.format(octets / (1024 * 1024))} Mo`;
+}
+
+/**
+ * Why a file is refused, one sentence whichever side refused: the page checks before sending, the server
+ * (src/server/features/demandes/upload.ts) again on what it receives.
+ */
+export const REFUS_FICHIER = {
+  type: (nom: string) => `Le fichier « ${nom} » n’est pas accepté : seuls les PDF, JPEG et PNG le sont.`,
+  contenu: (nom: string) => `Le contenu du fichier « ${nom} » ne correspond pas à son extension ${extensionOf(nom)}.`,
+  vide: (nom: string) => `Le fichier « ${nom} » est vide.`,
+  taille: (nom: string, maxOctets: number) => `Le fichier « ${nom} » dépasse la taille maximale de ${formatTaille(maxOctets)}.`,
+  nombre: (max: number) => `Vous pouvez envoyer au plus ${max} fichiers à la fois.`,
+} as const;

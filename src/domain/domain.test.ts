@@ -77,7 +77,7 @@ describe('messages read as French', () => {
     });
     for (const inviterUid of [42, 'u'.repeat(65)]) {
       const invitation = inscriptionSchema.safeParse({ nom: 'A', prenom: 'B', birthday: '1980-01-01', residence: 'R', rue: 'Rue', email: 'a@b.fr', password: 'x'.repeat(12), inviterUid });
-      expect(invitation.error?.issues[0]?.message).toBe("L'invitation n'est pas valide.");
+      expect(invitation.error?.issues[0]?.message).toBe("L’invitation n’est pas valide.");
     }
   });
 });

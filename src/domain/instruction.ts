@@ -50,6 +50,7 @@ export const ACTIONS_JOURNAL = {
   'corrections-faites': 'a indiqué avoir fait les corrections',
   'correction-close': 'a clôturé la demande de correction',
   etiquettes: 'a changé les étiquettes',
+  'demande-modifiee': 'a modifié la demande',
 } as const;
 export type ActionJournal = keyof typeof ACTIONS_JOURNAL;
 

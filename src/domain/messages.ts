@@ -2,9 +2,12 @@
  * Messages between the town hall and the applicant (issue 12 point 5; docs/produit.md « Messages »): one
  * thread per request, read and written by the applicant (private link or owning account) and by managers.
  */
+import { documentInfoSchema } from './documents.js';
 import { z } from './zod.js';
 
 export const MESSAGE_MAX = 4000;
+/** Files one message may carry (PDF, JPEG, PNG, checked like the request's documents and counted in its quota). */
+export const PIECES_PAR_MESSAGE_MAX = 5;
 
 export const nouveauMessageSchema = z.object({
   texte: z
@@ -25,5 +28,7 @@ export const messageSchema = z.object({
   le: z.string(),
   /** Whether the other side has read it. */
   lu: z.boolean(),
+  /** Its attachments, opened like the request's documents. */
+  pieces: z.array(documentInfoSchema.pick({ id: true, fileUrl: true, name: true, type: true, size: true })),
 });
 export type Message = z.infer<typeof messageSchema>;

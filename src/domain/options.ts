@@ -45,7 +45,7 @@ export const LOGEMENTS_ACTUELS = [
   { value: 'sans domicile fixe', label: 'Sans domicile fixe' },
   { value: 'appartement', label: 'Appartement' },
   { value: 'maison', label: 'Maison' },
-  { value: 'centre hebergement', label: "Centre d'hébergement" },
+  { value: 'centre hebergement', label: "Centre d’hébergement" },
 ] as const satisfies readonly Option[];
 export const LOGEMENT_ACTUEL_VALUES = values(LOGEMENTS_ACTUELS);
 
@@ -60,7 +60,7 @@ export const TYPES_DE_LOGEMENT = [
 export const TYPE_DE_LOGEMENT_VALUES = values(TYPES_DE_LOGEMENT);
 
 export const BAILLEURS = [
-  { value: 'pah', label: "Pays d'Aix Habitat" },
+  { value: 'pah', label: "Pays d’Aix Habitat" },
   { value: 'famille et provence', label: 'Famille et Provence' },
   { value: 'logirem', label: 'Logirem' },
   { value: 'sacogiva', label: 'Sacogiva' },
@@ -87,7 +87,7 @@ export const QUARTIERS = [
   { value: 'les milles', key: 'lesMilles', label: 'Les Milles' },
   { value: 'luynes', key: 'luynes', label: 'Luynes' },
   { value: 'pont de beraud', key: 'pontDeBeraud', label: 'Pont de Béraud' },
-  { value: 'pont de l Arc', key: 'pontDeLArc', label: "Pont de l'Arc" },
+  { value: 'pont de l Arc', key: 'pontDeLArc', label: "Pont de l’Arc" },
   { value: 'puyricard couteron', key: 'puyricardCouteron', label: 'Puyricard – Couteron' },
   { value: 'sextius mirabeau', key: 'sextiusMirabeau', label: 'Sextius – Mirabeau' },
   { value: 'st mitre granettes', key: 'stMitreGranettes', label: 'Saint-Mitre – Granettes' },

@@ -5,6 +5,7 @@ import {
   isStatut,
   STATUT_COULEUR_TEXTE,
   STATUT_COULEURS,
+  STATUT_EXPLICATIONS,
   STATUT_INITIAL,
   STATUT_REFUSE,
   statutRang,
@@ -49,6 +50,20 @@ describe('statuses', () => {
     for (const [value] of ATTENDUS) expect(isStatut(value)).toBe(true);
     for (const other of ['', 'refusé', 'Refuse', ' Attribué', 'Inconnu', 10, null, undefined, ['Attribué'], { value: 'Attribué' }]) {
       expect(isStatut(other), String(other)).toBe(false);
+    }
+  });
+});
+
+describe('STATUT_EXPLICATIONS', () => {
+  it('explains every status, and only them, in one French sentence for the applicant', () => {
+    expect(Object.keys(STATUT_EXPLICATIONS).sort()).toEqual([...STATUTS].sort());
+    for (const statut of STATUTS) {
+      const explication = STATUT_EXPLICATIONS[statut];
+      expect(explication.trim(), statut).not.toBe('');
+      expect(explication, statut).toMatch(/^\p{Lu}[^]*\.$/u);
+      // Typographic apostrophes, and « » with no-break spaces.
+      expect(explication, statut).not.toMatch(/'/u);
+      expect(explication, statut).not.toMatch(/« | »/u);
     }
   });
 });

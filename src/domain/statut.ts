@@ -33,6 +33,24 @@ export const ETAPES: readonly Statut[] = STATUTS.filter((s) => !HORS_ETAPES.incl
 export const STATUT_COULEURS = Object.fromEntries(STATUTS_DEFINIS.map((s) => [s.value, s.couleur])) as Readonly<Record<Statut, string>>;
 export const STATUT_COULEUR_TEXTE = '#111111';
 
+/**
+ * What each status means, in one sentence for the person who made the request (docs/glossaire.md « Les statuts
+ * d’une demande » says the same words).
+ */
+export const STATUT_EXPLICATIONS: Readonly<Record<Statut, string>> = {
+  'En attente des documents':
+    'Votre demande est enregistrée : envoyez vos documents (livret de famille, pièce d’identité, avis d’imposition, bulletins de salaire) depuis votre lien privé, pour que la mairie annexe puisse l’étudier.',
+  'En cours de traitement': 'La mairie annexe étudie votre demande et vos documents ; s’il manque quelque chose, elle vous demande des corrections par e-mail.',
+  'Demande envoyée': 'La mairie annexe a transmis votre dossier pour qu’il soit étudié en vue d’un logement social.',
+  'En attente': 'Votre demande attend qu’un logement qui lui corresponde se libère ; pensez à la renouveler chaque année pour qu’elle reste active.',
+  'Passage CAL':
+    'Votre dossier passe devant la commission d’attribution des logements (CAL), qui choisit parmi les candidats celui ou celle à qui attribuer un logement.',
+  Attribué: 'Un logement vous a été attribué : votre demande est arrivée à son terme.',
+  Radiée:
+    'Votre demande n’est plus active, faute de renouvellement ou sur décision de la mairie annexe ; si elle n’a pas été renouvelée à temps, vous pouvez la réactiver pendant quelques mois depuis votre lien privé («\u00a0Réactiver ma demande\u00a0»).',
+  Refusé: 'Votre demande n’a pas été retenue ; le motif, s’il a été donné, figure dans l’e-mail reçu et dans l’historique, et la mairie annexe du Jas de Bouffan peut vous en dire plus.',
+};
+
 const RANGS = new Map<string, number>(STATUTS_DEFINIS.map((s) => [s.value, s.rang]));
 
 export function isStatut(value: unknown): value is Statut {

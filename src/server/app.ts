@@ -9,15 +9,17 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import helmet from 'helmet';
 import { QUARTIER, VILLE } from '../domain/compte.js';
 import { MESSAGES } from '../domain/erreurs.js';
+import { OPEN311_CHEMIN } from '../domain/open311.js';
 import { registerRequestDecorations } from './auth/guards.js';
 import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
-import type { Config, TrustProxy } from './config.js';
+import { origineDesTuiles, type Config, type TrustProxy } from './config.js';
 import { serializerCompiler } from './serializer.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
 import { clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
 import { LocalBus, PostgresBus, type EventBus } from './events/index.js';
 import adressesRoutes from './features/adresses/routes.js';
+import carte from './features/carte/index.js';
 import compte from './features/compte/index.js';
 import { CompteRepository, placeSlugs } from './features/compte/repository.js';
 import demandes from './features/demandes/index.js';
@@ -27,7 +29,9 @@ import etiquettes from './features/etiquettes/index.js';
 import instruction from './features/instruction/index.js';
 import lots from './features/lots/index.js';
 import messages from './features/messages/index.js';
+import open311, { clesOpen311 } from './features/open311/index.js';
 import parametresRoutes from './features/parametres/routes.js';
+import signalements from './features/signalements/index.js';
 import vues from './features/vues/index.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { JournalRequetes, journalDeRequete, optionsJournal } from './securite/journal.js';
@@ -51,6 +55,17 @@ export interface RateLimits {
   renvoiLienNumero: RateLimit | false;
   /** « Renouveler » and « Réactiver » a request, per IP. */
   cycleDeVie: RateLimit | false;
+  /**
+   * Technical reports, per IP and per route: new reports; photos; following, « Toujours pas résolu », the
+   * unsubscribe and confirmation links (each its own count); alerts asked.
+   */
+  signalement: RateLimit | false;
+  photosSignalement: RateLimit | false;
+  suiviSignalement: RateLimit | false;
+  alerteSignalement: RateLimit | false;
+  /** Open311 POST requests.json: per IP, and per API key whatever the IP. */
+  open311: RateLimit | false;
+  open311Cle: RateLimit | false;
   /** Sign-in, password reset and change (better-auth's own limiter, in the database). */
   auth: AuthRateLimits['signIn'];
 }
@@ -63,6 +78,12 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   renvoiLien: { max: 10, timeWindow: '1 hour' },
   renvoiLienNumero: { max: 3, timeWindow: '1 hour' },
   cycleDeVie: { max: 20, timeWindow: '10 minutes' },
+  signalement: { max: 10, timeWindow: '10 minutes' },
+  photosSignalement: { max: 30, timeWindow: '10 minutes' },
+  suiviSignalement: { max: 30, timeWindow: '10 minutes' },
+  alerteSignalement: { max: 5, timeWindow: '1 hour' },
+  open311: { max: 60, timeWindow: '10 minutes' },
+  open311Cle: { max: 60, timeWindow: '10 minutes' },
   // Per IP: 30 sign-ins / 5 min, so that residents behind one address (a town-hall counter) are not
   // locked out together; each account has its own progressive lock on top (src/server/auth/throttle.ts).
   auth: { window: 300, max: 30 },
@@ -78,6 +99,12 @@ function scaleRateLimits(limits: RateLimits, factor: number): RateLimits {
     renvoiLien: scale(limits.renvoiLien),
     renvoiLienNumero: scale(limits.renvoiLienNumero),
     cycleDeVie: scale(limits.cycleDeVie),
+    signalement: scale(limits.signalement),
+    photosSignalement: scale(limits.photosSignalement),
+    suiviSignalement: scale(limits.suiviSignalement),
+    alerteSignalement: scale(limits.alerteSignalement),
+    open311: scale(limits.open311),
+    open311Cle: scale(limits.open311Cle),
     auth: scale(limits.auth),
   };
 }
@@ -141,7 +168,7 @@ export function entetesFixes(middleware: (req: IncomingMessage, res: ServerRespo
     if (error) throw error;
     fini = true;
   });
-  if (!fini) throw new Error("les en-têtes de sécurité n'ont pas pu être calculés au démarrage");
+  if (!fini) throw new Error("les en-têtes de sécurité n’ont pas pu être calculés au démarrage");
   return headers;
 }
 
@@ -259,7 +286,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         directives: {
           upgradeInsecureRequests: https ? [] : null,
           defaultSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:', 'blob:'],
+          // The map's tiles (CARTE_TUILES_URL): their origin only.
+          imgSrc: ["'self'", 'data:', 'blob:', origineDesTuiles(config.carte.tuilesUrl)!],
           styleSrc: ["'self'", "'unsafe-inline'"],
           frameSrc: ["'self'", 'blob:'],
           objectSrc: ["'self'", 'blob:'],
@@ -308,8 +336,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(etiquettes);
       await api.register(messages);
       await api.register(vues);
+      await api.register(signalements);
+      await api.register(clesOpen311);
       await api.register(compte);
       await api.register(adressesRoutes);
+      await api.register(carte);
       await api.register(parametresRoutes);
       await api.register(informationsRoutes);
       await api.register(authRoutes);
@@ -317,6 +348,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     { prefix: '/app/api' },
   );
+  // Open311 GeoReport v2 at the site's root, with its own errors and CORS (features/open311).
+  await app.register(open311, { prefix: OPEN311_CHEMIN });
 
   const webDir = config.webDir;
   if (webDir && fs.existsSync(path.join(webDir, 'index.html'))) {

@@ -5,6 +5,12 @@ import { z } from '../domain/zod.js';
 
 const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
+/** Unset, empty or `-` (« not shown »): undefined. */
+const sansTiret = (v: unknown) => {
+  const value = emptyToUndefined(v);
+  return typeof value === 'string' && value.trim() === '-' ? undefined : value;
+};
+
 const url = (protocols: readonly string[], hint: string) =>
   z
     .string()
@@ -59,6 +65,21 @@ export function parseTrustProxy(value: string): TrustProxy | null {
 }
 
 export type TrustProxy = false | number | string[];
+
+/**
+ * The origin the browser fetches a tile URL template from, as a Content-Security-Policy source: `https://host`,
+ * or `https://*.host` when the host starts with Leaflet's `{s}.` (subdomains). Null when it is no http(s) URL.
+ */
+export function origineDesTuiles(modele: string): string | null {
+  const sousDomaines = /^(https?:\/\/)\{s\}\./iu.exec(modele);
+  try {
+    const u = new URL(sousDomaines ? modele.replace('{s}.', 'a.') : modele);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    return sousDomaines ? `${u.protocol}//*.${u.host.slice(2)}` : u.origin;
+  } catch {
+    return null;
+  }
+}
 
 /** Every setting of the server, read from environment variables (README "Configuration"). */
 export const envSchema = z.object({
@@ -133,8 +154,26 @@ export const envSchema = z.object({
   ),
   ADRESSE_API_URL: z.preprocess(
     emptyToUndefined,
-    url(['http:', 'https:'], 'doit être une URL http(s)://…').default('https://api-adresse.data.gouv.fr/search/'),
+    url(['http:', 'https:'], 'doit être une URL http(s)://…').default('https://data.geopf.fr/geocodage/search'),
   ),
+  // The map's tiles (technical reports, issue 14): a Leaflet URL template with {z}, {x} and {y} (and {s} for
+  // subdomains a, b, c), by default the Géoplateforme's WMTS « Plan IGN v2 » in Web Mercator (PM), free and
+  // keyless, under the Licence Ouverte; the browser fetches them, and the Content-Security-Policy allows their
+  // origin only (src/server/features/carte).
+  CARTE_TUILES_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .default(
+        'https://data.geopf.fr/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=GEOGRAPHICALGRIDSYSTEMS.PLANIGNV2&STYLE=normal&TILEMATRIXSET=PM&FORMAT=image/png&TILEMATRIX={z}&TILEROW={y}&TILECOL={x}',
+      )
+      .refine((v) => origineDesTuiles(v) !== null && ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), {
+        error: 'doit être une URL http(s):// de tuiles contenant {z}, {x} et {y} (par exemple : https://tuiles.exemple.fr/{z}/{x}/{y}.png)',
+      }),
+  ),
+  // Shown on the map, as the tiles' licence asks (the Licence Ouverte: name the source).
+  CARTE_ATTRIBUTION: z.preprocess(emptyToUndefined, z.string().trim().max(300, { error: 'doit tenir en 300 caractères' }).default('© IGN – Géoplateforme, Plan IGN')),
   ADRESSE_API_TIMEOUT_MS: z.preprocess(
     emptyToUndefined,
     z.coerce
@@ -182,22 +221,44 @@ export const envSchema = z.object({
   HTTP_BODY_MIN_RATE: z.preprocess(
     emptyToUndefined,
     z.coerce
-      .number({ error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
-      .int({ error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
-      .min(0, { error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
-      .max(1_000_000, { error: "doit être un nombre entier d'octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .number({ error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .int({ error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .min(0, { error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
+      .max(1_000_000, { error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
       .default(512),
   ),
   HTTP_BODY_RATE_WINDOW_S: seconds(1, 300, 15),
-  LEGAL_EDITEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Ville d'Aix-en-Provence — mairie annexe du Jas de Bouffan")),
+  LEGAL_EDITEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Ville d’Aix-en-Provence — mairie annexe du Jas de Bouffan")),
   LEGAL_ADRESSE: z.preprocess(emptyToUndefined, z.string().trim().default('Hôtel de Ville, 13616 Aix-en-Provence Cedex 1')),
   LEGAL_CONTACT: z.preprocess(emptyToUndefined, z.string().trim().default('Mairie annexe du Jas de Bouffan, rue Charloun-Rieu, 13090 Aix-en-Provence')),
-  LEGAL_DIRECTEUR_PUBLICATION: z.preprocess(emptyToUndefined, z.string().trim().default("Le maire d'Aix-en-Provence")),
-  LEGAL_HEBERGEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Serveurs de la Ville d'Aix-en-Provence, Hôtel de Ville, 13616 Aix-en-Provence Cedex 1")),
+  LEGAL_DIRECTEUR_PUBLICATION: z.preprocess(emptyToUndefined, z.string().trim().default("Le maire d’Aix-en-Provence")),
+  LEGAL_HEBERGEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Serveurs de la Ville d’Aix-en-Provence, Hôtel de Ville, 13616 Aix-en-Provence Cedex 1")),
   LEGAL_DPO: z.preprocess(
     emptyToUndefined,
-    z.string().trim().default("Délégué à la protection des données, Ville d'Aix-en-Provence, Hôtel de Ville, 13616 Aix-en-Provence Cedex 1"),
+    z.string().trim().default("Délégué à la protection des données, Ville d’Aix-en-Provence, Hôtel de Ville, 13616 Aix-en-Provence Cedex 1"),
   ),
+  // The police municipale on the « Sécurité » page; a part unset is not shown, and `-` hides a part that has a
+  // default (for a town without a police municipale). The default address is the main station the Ville names on
+  // its own site (aixenprovence.fr, « Retour sur l’inauguration du Poste Mobile Opérationnel (PMO) de la Police » :
+  // « les mêmes démarches qu’au poste principal du cours des Minimes »); no public telephone number or opening
+  // hours could be confirmed there, so none is given by default.
+  POLICE_MUNICIPALE_TELEPHONE: z.preprocess(
+    sansTiret,
+    z
+      .string()
+      .trim()
+      .regex(/^\+?\d[\d .-]{1,24}$/u, { error: 'doit être un numéro de téléphone : chiffres, espaces, points ou tirets (par exemple : 04 42 00 00 00)' })
+      .optional(),
+  ),
+  POLICE_MUNICIPALE_ADRESSE: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .default('Poste principal de la police municipale, cours des Minimes, Aix-en-Provence')
+      .transform((v) => (v === '-' ? undefined : v)),
+  ),
+  POLICE_MUNICIPALE_HORAIRES: z.preprocess(sansTiret, z.string().trim().optional()),
   VALIDITE_MOIS: mois(1, 120, 12),
   RADIATION_APRES_MOIS: mois(1, 120, 13),
   REACTIVATION_JUSQUA_MOIS: mois(1, 120, 18),
@@ -209,7 +270,7 @@ export const envSchema = z.object({
       .trim()
       .default('30,7')
       .refine((v) => v.split(',').every((d) => /^\s*\d{1,3}\s*$/u.test(d) && Number(d) >= 1), {
-        error: "doit être une liste de nombres de jours avant l'expiration, séparés par des virgules (par exemple : 30,7)",
+        error: "doit être une liste de nombres de jours avant l’expiration, séparés par des virgules (par exemple : 30,7)",
       })
       .transform((v) => [...new Set(v.split(',').map(Number))].sort((a, b) => b - a)),
   ),
@@ -247,6 +308,8 @@ export interface Config {
   sseMax: { total: number; parIp: number };
   adresseApiUrl: string;
   adresseApiTimeoutMs: number;
+  /** The map's tiles (a Leaflet URL template) and their attribution (features/carte). */
+  carte: { tuilesUrl: string; attribution: string };
   /** false, a hop count, or the proxies' addresses (see parseTrustProxy). */
   trustProxy: TrustProxy;
   /** HTTP timeouts, in milliseconds, and the slowest body accepted (securite/lenteur.ts). */
@@ -256,6 +319,8 @@ export interface Config {
   logLevel: string;
   /** Who publishes the site and answers for the data (the « Mentions légales » and « Données personnelles » pages). */
   legal: { editeur: string; adresse: string; contact: string; directeurPublication: string; hebergeur: string; dpo: string };
+  /** The police municipale's contact on the « Sécurité » page: only the parts configured; undefined when none is. */
+  policeMunicipale: { telephone?: string; adresse?: string; horaires?: string } | undefined;
   /** Signs sessions and e-mail links; when absent, one is generated and kept in DATA_DIR. */
   authSecret: string | undefined;
   google: { clientId: string; clientSecret: string; discoveryUrl: string } | undefined;
@@ -266,6 +331,12 @@ export interface Config {
   /** The life cycle of requests (docs/operations.md « Cycle de vie des demandes et purge »): durations in months,
    * reminders in days before expiry (largest first), the daily job's hour (Europe/Paris). */
   cycleDeVie: { validiteMois: number; radiationMois: number; reactivationMois: number; conservationMois: number; rappelsJours: number[]; heure: number };
+}
+
+/** The parts of the police municipale's contact that are set, or undefined when none is. */
+function policeMunicipale(parts: { telephone: string | undefined; adresse: string | undefined; horaires: string | undefined }): Config['policeMunicipale'] {
+  const set = Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined));
+  return Object.keys(set).length > 0 ? set : undefined;
 }
 
 export class ConfigError extends Error {
@@ -313,6 +384,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     sseMax: { total: e.SSE_MAX_CONNEXIONS, parIp: e.SSE_MAX_PAR_IP },
     adresseApiUrl: e.ADRESSE_API_URL,
     adresseApiTimeoutMs: e.ADRESSE_API_TIMEOUT_MS,
+    carte: { tuilesUrl: e.CARTE_TUILES_URL, attribution: e.CARTE_ATTRIBUTION },
     trustProxy: e.TRUST_PROXY,
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_S * 1000,
@@ -331,6 +403,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
       hebergeur: e.LEGAL_HEBERGEUR,
       dpo: e.LEGAL_DPO,
     },
+    policeMunicipale: policeMunicipale({ telephone: e.POLICE_MUNICIPALE_TELEPHONE, adresse: e.POLICE_MUNICIPALE_ADRESSE, horaires: e.POLICE_MUNICIPALE_HORAIRES }),
     authSecret: e.AUTH_SECRET,
     google:
       e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET

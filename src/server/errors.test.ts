@@ -40,7 +40,7 @@ beforeAll(async () => {
       schema: {
         body: z.object({
           nom: z.string({ error: 'Le nom manque.' }),
-          age: z.number({ error: "L'âge est un nombre." }),
+          age: z.number({ error: "L’âge est un nombre." }),
           code: z.string().min(5, { error: 'Code trop court.' }).regex(/^x/u, { error: 'Le code commence par x.' }).optional(),
           enfants: z.array(z.string({ error: 'Un prénom par enfant.' })).optional(),
         }),
@@ -124,7 +124,7 @@ describe('validation errors', () => {
       error: {
         code: 'VALIDATION',
         message: 'Le formulaire contient des erreurs : corrigez les champs signalés.',
-        fields: { nom: 'Le nom manque.', age: "L'âge est un nombre.", code: 'Code trop court.', enfants: 'Un prénom par enfant.' },
+        fields: { nom: 'Le nom manque.', age: "L’âge est un nombre.", code: 'Code trop court.', enfants: 'Un prénom par enfant.' },
       },
     });
   });
@@ -170,14 +170,14 @@ describe('validation errors', () => {
 
 describe("framework and plugins' errors", () => {
   const KNOWN: [string, number, string, string][] = [
-    ['FST_ERR_CTP_INVALID_JSON_BODY', 400, 'INVALID_JSON', "Le contenu envoyé n'est pas un JSON valide."],
+    ['FST_ERR_CTP_INVALID_JSON_BODY', 400, 'INVALID_JSON', "Le contenu envoyé n’est pas un JSON valide."],
     ['FST_ERR_CTP_EMPTY_JSON_BODY', 400, 'INVALID_JSON', 'Le contenu envoyé est vide.'],
-    ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 415, 'UNSUPPORTED_MEDIA_TYPE', "Ce type de contenu n'est pas accepté."],
-    ['FST_ERR_CTP_INVALID_TYPE', 400, 'BAD_REQUEST', "Le type de contenu annoncé n'est pas valide."],
+    ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 415, 'UNSUPPORTED_MEDIA_TYPE', "Ce type de contenu n’est pas accepté."],
+    ['FST_ERR_CTP_INVALID_TYPE', 400, 'BAD_REQUEST', "Le type de contenu annoncé n’est pas valide."],
     ['FST_ERR_CTP_BODY_TOO_LARGE', 413, 'TOO_LARGE', 'Le contenu envoyé est trop volumineux.'],
     ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'BAD_REQUEST', 'La taille annoncée du contenu est incorrecte.'],
-    ['FST_ERR_BAD_URL', 400, 'BAD_REQUEST', "L'adresse demandée est mal formée."],
-    ['FST_ERR_MAX_PARAM_LENGTH', 414, 'URI_TOO_LONG', "L'adresse demandée est trop longue."],
+    ['FST_ERR_BAD_URL', 400, 'BAD_REQUEST', "L’adresse demandée est mal formée."],
+    ['FST_ERR_MAX_PARAM_LENGTH', 414, 'URI_TOO_LONG', "L’adresse demandée est trop longue."],
     ['FST_ERR_ASYNC_CONSTRAINT', 400, 'BAD_REQUEST', 'La requête est incorrecte.'],
     ['FST_INVALID_MULTIPART_CONTENT_TYPE', 415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.'],
     ['FST_PARTS_LIMIT', 413, 'TOO_MANY_PARTS', 'Le formulaire envoyé contient trop de parties.'],
@@ -193,13 +193,13 @@ describe("framework and plugins' errors", () => {
     const json = await app.inject({ method: 'POST', url: '/formulaire', payload: '{"nom":', headers: { 'content-type': 'application/json' } });
     expect([json.statusCode, json.json().error.code]).toEqual([400, 'INVALID_JSON']);
     const badUrl = await app.inject({ method: 'GET', url: '/logement/%E0%A4%A' });
-    expect([badUrl.statusCode, badUrl.json()]).toEqual([400, { error: { code: 'BAD_REQUEST', message: "L'adresse demandée est mal formée." } }]);
+    expect([badUrl.statusCode, badUrl.json()]).toEqual([400, { error: { code: 'BAD_REQUEST', message: "L’adresse demandée est mal formée." } }]);
     const long = await app.inject({ method: 'GET', url: `/logement/${'a'.repeat(41)}` });
-    expect([long.statusCode, long.json()]).toEqual([414, { error: { code: 'URI_TOO_LONG', message: "L'adresse demandée est trop longue." } }]);
+    expect([long.statusCode, long.json()]).toEqual([414, { error: { code: 'URI_TOO_LONG', message: "L’adresse demandée est trop longue." } }]);
   });
 
   it("answers busboy's malformed multipart bodies with 400, and only those", async () => {
-    const attendu = { status: 400, body: { error: { code: 'BAD_REQUEST', message: "L'envoi des fichiers est incomplet ou mal formé. Réessayez." } } };
+    const attendu = { status: 400, body: { error: { code: 'BAD_REQUEST', message: "L’envoi des fichiers est incomplet ou mal formé. Réessayez." } } };
     for (const message of ['Multipart: Boundary not found', 'Malformed part header', 'Unexpected end of form', 'Unexpected end of file', 'Part terminated early']) {
       expect(await lancer(new Error(message)), message).toEqual(attendu);
     }

@@ -28,14 +28,14 @@ interface Known {
 
 /** French messages for the framework's and plugins' own client errors. */
 const KNOWN: Record<string, Known> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: "Le contenu envoyé n'est pas un JSON valide." },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: "Le contenu envoyé n’est pas un JSON valide." },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'Le contenu envoyé est vide.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: "Ce type de contenu n'est pas accepté." },
-  FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'BAD_REQUEST', message: "Le type de contenu annoncé n'est pas valide." },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: "Ce type de contenu n’est pas accepté." },
+  FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'BAD_REQUEST', message: "Le type de contenu annoncé n’est pas valide." },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'TOO_LARGE', message: 'Le contenu envoyé est trop volumineux.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'BAD_REQUEST', message: 'La taille annoncée du contenu est incorrecte.' },
-  FST_ERR_BAD_URL: { status: 400, code: 'BAD_REQUEST', message: "L'adresse demandée est mal formée." },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'URI_TOO_LONG', message: "L'adresse demandée est trop longue." },
+  FST_ERR_BAD_URL: { status: 400, code: 'BAD_REQUEST', message: "L’adresse demandée est mal formée." },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'URI_TOO_LONG', message: "L’adresse demandée est trop longue." },
   FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'BAD_REQUEST', message: MESSAGES.requeteIncorrecte },
   FST_INVALID_MULTIPART_CONTENT_TYPE: {
     status: 415,
@@ -47,7 +47,7 @@ const KNOWN: Record<string, Known> = {
   FST_PROTO_VIOLATION: { status: 400, code: 'BAD_REQUEST', message: 'Nom de champ refusé.' },
 };
 
-const BAD_MULTIPART: Known = { status: 400, code: 'BAD_REQUEST', message: "L'envoi des fichiers est incomplet ou mal formé. Réessayez." };
+const BAD_MULTIPART: Known = { status: 400, code: 'BAD_REQUEST', message: "L’envoi des fichiers est incomplet ou mal formé. Réessayez." };
 
 /** busboy's own errors (no code): a multipart body without boundary, cut short, or with a broken header. */
 function isMultipartError(error: Error): boolean {

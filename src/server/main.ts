@@ -32,6 +32,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Le serveur n'a pas pu démarrer : ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`Le serveur n’a pas pu démarrer : ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

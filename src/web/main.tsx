@@ -3,6 +3,7 @@
 import '@mantine/core/styles/baseline.layer.css';
 import '@mantine/core/styles/default-css-variables.layer.css';
 import '@mantine/core/styles/global.layer.css';
+import './app/focus.css';
 
 /** Resolves once the browser has painted the page's content (or after a second at most). */
 function premierAffichage(): Promise<void> {

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { betterAuth } from 'better-auth';
+import { betterAuth, type BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthMiddleware, getOAuthState, getSessionFromCtx } from 'better-auth/api';
 import { fromNodeHeaders } from 'better-auth/node';
 import { genericOAuth } from 'better-auth/plugins/generic-oauth';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_MAX, MOT_DE_PASSE_MIN, nomsDepuisNomAffiche } from '../../domain/compte.js';
+import { MESSAGES } from '../../domain/erreurs.js';
 import type { Config } from '../config.js';
 import type { Db, DbKind } from '../db/index.js';
 import { ApiError } from '../errors.js';
@@ -16,7 +17,7 @@ import { enArrierePlan } from '../worker/index.js';
 import type { Personne } from './motsDePasse.js';
 import { AccountThrottle, messageVerrouillage, ThrottleRepository, type ThrottleRule, type ThrottleScope } from './throttle.js';
 import { LectureSession } from './lecture-session.js';
-import { cookieOptions, keepSession, SESSION_OPTIONS, sessionRules } from './sessions.js';
+import { type ActiveSession, cookieOptions, keepSession, SESSION_OPTIONS, sessionRules } from './sessions.js';
 import { withHashedSessionTokens } from './sessions-tokens.js';
 
 
@@ -47,14 +48,30 @@ async function personneOf(ctx: HookContext): Promise<Personne | undefined> {
       const session = await getSessionFromCtx(ctx);
       return session ? (session.user as Personne) : undefined;
     }
-    const token = text(body.token) ?? text((ctx.query as Record<string, unknown> | undefined)?.token);
-    if (!token) return undefined;
-    const verification = await ctx.context.internalAdapter.findVerificationValue(`reset-password:${token}`);
-    const user = verification ? await ctx.context.internalAdapter.findUserById(verification.value) : null;
+    const lien = await lienDeReinitialisation(ctx);
+    const user = lien ? await ctx.context.internalAdapter.findUserById(lien.value) : null;
     return user ? (user as Personne) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The reset link a /reset-password call carries (its token, in the body or the query), while it may still
+ * be used: null when it is missing, made up, already used or expired, as better-auth judges it.
+ */
+async function lienDeReinitialisation(ctx: HookContext): Promise<{ value: string } | null> {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const token = text((ctx.body as Record<string, unknown> | undefined)?.token) ?? text((ctx.query as Record<string, unknown> | undefined)?.token);
+  if (!token) return null;
+  const verification = await ctx.context.internalAdapter.findVerificationValue(`reset-password:${token}`);
+  return verification && new Date(verification.expiresAt).getTime() >= Date.now() ? verification : null;
+}
+
+/** The account's first name, as better-auth hands its user over (an additional field, absent from its types). */
+function prenomDe(user: object): string | undefined {
+  const prenom = (user as { prenom?: unknown }).prenom;
+  return typeof prenom === 'string' ? prenom : undefined;
 }
 
 /** The secret that signs sessions and e-mail links: AUTH_SECRET, else one generated once and kept in DATA_DIR. */
@@ -78,7 +95,63 @@ export interface AuthRateLimits {
 }
 
 /** Endpoints counted per e-mail address (throttle.ts), on top of the per-IP limit. */
-const THROTTLED_PATHS: Record<string, ThrottleScope> = { '/sign-in/email': 'sign-in', '/request-password-reset': 'reset' };
+const THROTTLED_PATHS: Record<string, ThrottleScope> = {
+  '/sign-in/email': 'sign-in',
+  '/request-password-reset': 'reset',
+  '/send-verification-email': 'verification',
+};
+
+/**
+ * Where the e-mailed link that confirms an address lands: the sign-in screen's « Votre adresse e-mail est
+ * confirmée » (src/web/features/compte/ConfirmationAdresse.tsx); better-auth appends `&error=TOKEN_EXPIRED`
+ * (or INVALID_TOKEN, USER_NOT_FOUND) when the link no longer works, and the page then offers a new one.
+ */
+export const RETOUR_CONFIRMATION_ADRESSE = '/connexion?confirmation=adresse';
+
+/**
+ * Where the link that confirms a change of address lands: « Votre adresse e-mail est changée », or, with better-auth's
+ * `&error=` (TOKEN_EXPIRED, INVALID_TOKEN, USER_NOT_FOUND, INVALID_USER), why not and how to ask a new link.
+ */
+export const RETOUR_CHANGEMENT_ADRESSE = '/connexion?confirmation=changement';
+
+/** Endpoints that e-mail such a link, and its landing: the server's to say, whatever the caller sent. */
+const RETOURS: Record<string, string> = {
+  '/sign-up/email': RETOUR_CONFIRMATION_ADRESSE,
+  '/send-verification-email': RETOUR_CONFIRMATION_ADRESSE,
+  '/change-email': RETOUR_CHANGEMENT_ADRESSE,
+};
+
+/** The hook's answer that sets the link's landing, for the endpoints that send one. */
+function retourDeConfirmation(ctx: HookContext) {
+  const retour = ctx.path ? RETOURS[ctx.path] : undefined;
+  if (retour === undefined) return undefined;
+  return { context: { body: { ...((ctx.body ?? {}) as Record<string, unknown>), callbackURL: retour } } };
+}
+
+/**
+ * The same landing set on an HTTP call's body before better-auth reads it: its origin check (below) runs before
+ * any hook, and would refuse a landing on another site (403 INVALID_CALLBACK_URL) that the server replaces anyway.
+ */
+function retourDeConfirmationHttp(basePath: string): BetterAuthPlugin {
+  return {
+    id: 'qv-retour-confirmation',
+    onRequest: async (request) => {
+      const retour = request.method === 'POST' ? RETOURS[new URL(request.url).pathname.slice(basePath.length)] : undefined;
+      if (retour === undefined) return;
+      const body = (await request
+        .clone()
+        .json()
+        .catch(() => null)) as unknown;
+      if (body === null || typeof body !== 'object' || Array.isArray(body) || !('callbackURL' in body)) return;
+      const headers = new Headers(request.headers);
+      headers.delete('content-length');
+      return { request: new Request(request, { headers, body: JSON.stringify({ ...body, callbackURL: retour }) }) };
+    },
+  };
+}
+
+/** Where better-auth answers (routes.ts mounts it there). */
+const BASE_PATH = '/app/api/auth';
 
 export function createAuth(deps: {
   config: Config;
@@ -102,7 +175,7 @@ export function createAuth(deps: {
       log: (level, message) => deps.log[level === 'warn' || level === 'error' || level === 'debug' ? level : 'info']({ source: 'better-auth' }, message),
     },
     baseURL: origin,
-    basePath: '/app/api/auth',
+    basePath: BASE_PATH,
     secret,
     // The app's own Kysely instance: better-auth's camelCase names become snake_case columns; session
     // tokens are stored hashed on the way (sessions-tokens.ts, docs/decisions/0011-session-tokens.md).
@@ -125,7 +198,7 @@ export function createAuth(deps: {
         await throttle.forget('sign-in', user.email);
       },
       sendResetPassword: async ({ user, url }) => {
-        await mailer.enqueue(mailNouveauMotDePasse(user.email, url));
+        await mailer.enqueue(mailNouveauMotDePasse({ email: user.email, prenom: prenomDe(user) }, url));
       },
     },
     emailVerification: {
@@ -133,7 +206,7 @@ export function createAuth(deps: {
       autoSignInAfterVerification: true,
       expiresIn: 24 * 3600,
       sendVerificationEmail: async ({ user, url }) => {
-        await mailer.enqueue(mailConfirmationAdresse(user.email, url));
+        await mailer.enqueue(mailConfirmationAdresse({ email: user.email, prenom: prenomDe(user) }, url));
       },
     },
     user: {
@@ -149,6 +222,7 @@ export function createAuth(deps: {
     session: SESSION_OPTIONS,
     plugins: [
       sessionRules(deps.db),
+      retourDeConfirmationHttp(BASE_PATH),
       ...(google
         ? [
             genericOAuth({
@@ -182,12 +256,32 @@ export function createAuth(deps: {
             '/sign-in/email': deps.rateLimit.signIn,
             '/request-password-reset': deps.rateLimit.signIn,
             '/change-password': deps.rateLimit.signIn,
+            '/send-verification-email': deps.rateLimit.signIn,
           },
         }
       : { enabled: false },
     advanced: {
       ...cookieOptions(config.publicUrl),
       ipAddress: { ipAddressHeaders: ['x-qv-client-ip'] },
+      /*
+       * Origins are checked in two layers, both on in every environment: better-auth turns its own check
+       * off by itself under a test runner (NODE_ENV=test, Vitest) unless told otherwise, and the tests must
+       * run the check production runs.
+       * - securite/origine.ts (a hook before every route under /app/api, /auth/* included): a POST, PUT,
+       *   PATCH or DELETE that carries the session cookie must come from PUBLIC_URL's origin (Origin, else a
+       *   Referer of the site), else `403 ORIGIN_REFUSED`. It runs first, so a signed-in caller from elsewhere
+       *   never reaches better-auth. Requests without the cookie pass.
+       * - better-auth's check (here, /auth/* only), for what that hook leaves out: a sign-in without a
+       *   cookie sent from another site (login CSRF: its Origin or Referer must be trusted, a cross-site
+       *   form navigation is refused) answers `403 INVALID_ORIGIN` / `MISSING_OR_NULL_ORIGIN`
+       *   (traduction.ts: « Requête refusée : origine inconnue. »); and the addresses a call asks to be
+       *   sent back to (callbackURL, redirectTo, errorCallbackURL, newUserCallbackURL) must be of this site
+       *   (`403 INVALID_CALLBACK_URL`…: no open redirect).
+       * Neither refuses a request with no Origin and no Referer and no cookie (a client that is not a browser),
+       * nor a GET. Sign-up is not better-auth's endpoint (/sign-up/email is closed): /user/inscription has its own
+       * check (features/compte/routes.ts).
+       */
+      disableOriginCheck: false,
     },
     databaseHooks: {
       user: {
@@ -220,7 +314,11 @@ export function createAuth(deps: {
             );
           }
         }
-        if (!PASSWORD_PATHS.has(ctx.path)) return;
+        // A used, expired or made-up reset link is said first, whatever the password typed: another one would not help.
+        if (ctx.path === '/reset-password' && !(await lienDeReinitialisation(ctx))) {
+          throw new APIError('BAD_REQUEST', { message: MESSAGES.lienMotDePassePerime, code: 'INVALID_TOKEN' });
+        }
+        if (!PASSWORD_PATHS.has(ctx.path)) return retourDeConfirmation(ctx);
         const body = ctx.body as { password?: unknown; newPassword?: unknown } | undefined;
         const password = body?.newPassword ?? body?.password;
         if (typeof password === 'string' && (await isCommonPassword(password, await personneOf(ctx)))) {
@@ -228,6 +326,7 @@ export function createAuth(deps: {
           if (!ctx.request) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
           throw new APIError('BAD_REQUEST', { message: MOT_DE_PASSE_COURANT, code: 'PASSWORD_TOO_COMMON' });
         }
+        return retourDeConfirmation(ctx);
       }),
       after: createAuthMiddleware(async (ctx) => {
         // A successful sign-in forgets the address's failures.
@@ -244,6 +343,8 @@ export interface SessionUser {
   id: string;
   email: string;
   userType: string;
+  /** The session of this request, as the limits left it (sessions.ts): its sign-in and its recorded activity. */
+  session: ActiveSession;
 }
 
 const lectures = new WeakMap<Auth, Promise<LectureSession>>();
@@ -271,13 +372,15 @@ export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<
   if (lue === null) return null;
   if (lue !== 'better-auth') {
     // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
-    if (!(await keepSession(db, { id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType))) return null;
-    return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant' };
+    const active = await keepSession(db, { id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType);
+    if (!active) return null;
+    return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant', session: active };
   }
   const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
   if (!session) return null;
   const user = session.user as typeof session.user & { userType?: string };
   // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
-  if (!(await keepSession(request.server.deps.db, session.session, user.userType))) return null;
-  return { id: user.id, email: user.email, userType: user.userType ?? 'habitant' };
+  const active = await keepSession(request.server.deps.db, session.session, user.userType);
+  if (!active) return null;
+  return { id: user.id, email: user.email, userType: user.userType ?? 'habitant', session: active };
 }

@@ -37,9 +37,14 @@ function time(value: Date | string | null | undefined): number | null {
 
 export type SessionVerdict = 'over' | 'touch' | 'keep';
 
+/** The limits of an account's role now (`userType`). */
+export function limitsOf(userType: string | null | undefined): { idleMs: number; absoluteMs: number } {
+  return isGestionnaire(userType) ? SESSION_LIMITS.gestion : SESSION_LIMITS.habitant;
+}
+
 /** Whether a session has ended by the limits of `userType`, or its activity time is due for a write. */
 export function sessionVerdict(session: SessionTimes, userType: string | null | undefined, now = Date.now()): SessionVerdict {
-  const limits = isGestionnaire(userType) ? SESSION_LIMITS.gestion : SESSION_LIMITS.habitant;
+  const limits = limitsOf(userType);
   const created = time(session.createdAt);
   if (created === null || now - created > limits.absoluteMs) return 'over';
   const lastActive = Math.max(created, time(session.lastActiveAt) ?? created);
@@ -47,21 +52,46 @@ export function sessionVerdict(session: SessionTimes, userType: string | null | 
   return now - lastActive >= ACTIVITY_WRITE_EVERY_MS ? 'touch' : 'keep';
 }
 
+/** A session still running, once the limits were applied: its sign-in and its activity as recorded now (ms). */
+export interface ActiveSession {
+  createdAt: number;
+  lastActiveAt: number;
+}
+
 /**
- * Applies the limits to a session just read: an ended session is deleted (false: the request is
- * anonymous), an active one gets its activity time written when due.
+ * Applies the limits to a session just read: an ended session is deleted (null: the request is
+ * anonymous), an active one gets its activity time written when due. Answers the times the limits will
+ * read at the next request (`lastActiveAt` is the one just written, if any).
  */
-export async function keepSession(db: Db, session: SessionTimes, userType: string | null | undefined): Promise<boolean> {
-  const verdict = sessionVerdict(session, userType);
+export async function keepSession(db: Db, session: SessionTimes, userType: string | null | undefined, now = Date.now()): Promise<ActiveSession | null> {
+  const verdict = sessionVerdict(session, userType, now);
   if (verdict === 'over') {
     await db.deleteFrom('session').where('id', '=', session.id).execute();
-    return false;
+    return null;
   }
+  const createdAt = time(session.createdAt)!;
   if (verdict === 'touch') {
     // ISO text: what better-auth writes for dates on SQLite; PostgreSQL reads it into its timestamptz.
-    await db.updateTable('session').set({ lastActiveAt: new Date().toISOString() }).where('id', '=', session.id).execute();
+    await db.updateTable('session').set({ lastActiveAt: new Date(now).toISOString() }).where('id', '=', session.id).execute();
+    return { createdAt, lastActiveAt: now };
   }
-  return true;
+  return { createdAt, lastActiveAt: Math.max(createdAt, time(session.lastActiveAt) ?? createdAt) };
+}
+
+/**
+ * When a running session ends by the limits of `userType` (GET /user/session, docs/api.md « Accounts »):
+ * with no further request, `idleMs` after its recorded activity; whatever happens, `absoluteMs` after the
+ * sign-in. The recorded activity moves only when a request comes `ACTIVITY_WRITE_EVERY_MS` or more after
+ * it: a client reckons the idle end from it, not from its own last request.
+ */
+export function sessionEnds(session: ActiveSession, userType: string | null | undefined): { lastActiveAt: number; idleEnd: number; absoluteEnd: number; idleMs: number } {
+  const limits = limitsOf(userType);
+  return {
+    lastActiveAt: session.lastActiveAt,
+    idleEnd: session.lastActiveAt + limits.idleMs,
+    absoluteEnd: session.createdAt + limits.absoluteMs,
+    idleMs: limits.idleMs,
+  };
 }
 
 /**

@@ -18,13 +18,15 @@ export interface ThrottleRule {
   forgetSeconds: number;
 }
 
-export type ThrottleScope = 'sign-in' | 'reset';
+export type ThrottleScope = 'sign-in' | 'reset' | 'verification';
 
 export const DEFAULT_THROTTLE: Record<ThrottleScope, ThrottleRule> = {
   // Five tries, then 1, 2, 4, 8, 16, 30 minutes: at most ~50 guesses a day on one account.
   'sign-in': { threshold: 5, baseSeconds: 60, maxSeconds: 30 * 60, forgetSeconds: 24 * 3600 },
   // Three reset links, then 1, 2, 4… minutes between the next ones: no mail flood on one address.
   reset: { threshold: 3, baseSeconds: 60, maxSeconds: 30 * 60, forgetSeconds: 24 * 3600 },
+  // New links to confirm an address: the same pace.
+  verification: { threshold: 3, baseSeconds: 60, maxSeconds: 30 * 60, forgetSeconds: 24 * 3600 },
 };
 
 export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };

@@ -1,17 +1,22 @@
 // What `npm run backup` writes and `npm run restore` reads (docs/operations.md « Sauvegarder »).
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+import { accord, pluriel } from '../../domain/pluriel.js';
 import { z } from '../../domain/zod.js';
+import { DOSSIER_PAR_DEFAUT, DOSSIERS, estDossier, TABLES, type Dossier } from './tables.js';
 
 /**
  * The archive, a .tar.gz: `base/app.db` (SQLite) or `base/base.dump` (pg_dump's custom format), the
- * documents and profile pictures as `fichiers/<storage key>`, `secret/auth-secret` when the server
- * generated its secret, and `manifest.json` last (it lists the checksums of everything before it).
+ * documents and profile pictures as `fichiers/<storage key>`, the technical reports' photos as
+ * `photos-signalements/<storage key>` (tables.ts DOSSIERS), `secret/auth-secret` when the server generated its
+ * secret, and `manifest.json` last (it lists the checksums of everything before it).
+ *
+ * Format 2 added the reports' photos (a file's `dossier`); a format 1 archive (documents and pictures only)
+ * still restores.
  */
 export const FORMAT = 'quartier-vivant-sauvegarde';
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 export const MANIFEST = 'manifest.json';
-export const FILES_PREFIX = 'fichiers/';
 export const SECRET_ENTRY = 'secret/auth-secret';
 export const SECRET_FILE = 'auth-secret';
 export const databaseEntry = (kind: DbKind): string => (kind === 'sqlite' ? 'base/app.db' : 'base/base.dump');
@@ -19,6 +24,16 @@ export const databaseEntry = (kind: DbKind): string => (kind === 'sqlite' ? 'bas
 export type DbKind = 'sqlite' | 'postgres';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/u);
+const dossierSchema = z.string().refine(estDossier);
+
+/** A manifest's file's folder: format 1 knew only `uploads`. */
+export const dossierDe = (f: { dossier?: string | undefined }): Dossier => (f.dossier !== undefined && estDossier(f.dossier) ? f.dossier : DOSSIER_PAR_DEFAUT);
+
+/** A file's entry in the archive: `fichiers/<key>` for `uploads`, `photos-signalements/<key>`… */
+export const entreeDe = (f: { dossier?: string | undefined; key: string }): string => DOSSIERS[dossierDe(f)] + f.key;
+
+/** A file as the summaries name it: its key under `uploads` (as before), its folder and key elsewhere. */
+export const nomDe = (f: { dossier?: string | undefined; key: string }): string => (dossierDe(f) === DOSSIER_PAR_DEFAUT ? f.key : `${dossierDe(f)}/${f.key}`);
 
 export const manifestSchema = z.object({
   format: z.literal(FORMAT),
@@ -34,13 +49,17 @@ export const manifestSchema = z.object({
   }),
   /** Rows per table in the snapshot. */
   tables: z.record(z.string(), z.number().int().nonnegative()),
-  /** Every file copied: storage key (under DATA_DIR/uploads), size, SHA-256 of what was copied. */
-  files: z.array(z.object({ key: z.string(), size: z.number().int().nonnegative(), sha256: sha256Hex })),
+  /**
+   * Every file copied: its folder of DATA_DIR (absent: `uploads`, as format 1 wrote them), storage key under it,
+   * size, SHA-256 of what was copied.
+   */
+  files: z.array(z.object({ dossier: dossierSchema.optional(), key: z.string(), size: z.number().int().nonnegative(), sha256: sha256Hex })),
   /**
    * Files the snapshot references that could not be copied as recorded: gone from the disk by the time
-   * they were read (withdrawn or purged in between), or whose content no longer matches the documents row.
+   * they were read (withdrawn or purged in between), or whose content no longer matches its row (SHA-256 of a
+   * document, size of a report's photo).
    */
-  anomalies: z.array(z.object({ key: z.string(), problem: z.enum(['absent', 'contenu-different']) })),
+  anomalies: z.array(z.object({ dossier: dossierSchema.optional(), key: z.string(), problem: z.enum(['absent', 'contenu-different']) })),
   secret: z.object({ size: z.number().int().nonnegative(), sha256: sha256Hex }).nullable(),
 });
 
@@ -87,25 +106,20 @@ export function taille(octets: number): string {
   if (octets >= 1024 ** 3) return `${decimal.format(octets / 1024 ** 3)} Go`;
   if (octets >= 1024 ** 2) return `${decimal.format(octets / 1024 ** 2)} Mo`;
   if (octets >= 1024) return `${decimal.format(octets / 1024)} ko`;
-  return `${octets} ${octets > 1 ? 'octets' : 'octet'}`;
+  return `${octets} ${accord(octets, 'octet', 'octets')}`;
 }
 
 /** « 4,2 s » */
 export const duree = (ms: number): string => `${decimal.format(ms / 1000)} s`;
 
-/** The counts people care about first, in French, from a manifest's per-table counts. */
+/**
+ * The counts people care about first (tables.ts `resume`), in French, from a manifest's per-table counts; a
+ * table the backed-up database did not have yet (an older version's archive) is left out.
+ */
 export function resumeTables(tables: Record<string, number>): string {
-  const part = (table: string, singulier: string, pluriel: string) => {
-    const n = tables[table] ?? 0;
-    return `${nombre(n)} ${n > 1 ? pluriel : singulier}`;
-  };
-  return [
-    part('housing_requests', 'demande', 'demandes'),
-    part('documents', 'document', 'documents'),
-    part('status_events', 'changement de statut', 'changements de statut'),
-    part('user', 'compte', 'comptes'),
-    part('mail_outbox', 'e-mail', 'e-mails'),
-  ].join(', ');
+  return Object.entries(TABLES)
+    .flatMap(([table, { resume }]) => (resume && table in tables ? [pluriel(tables[table]!, resume[0], resume[1])] : []))
+    .join(', ');
 }
 
 /**

@@ -9,20 +9,21 @@ import zlib from 'node:zlib';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import tar from 'tar-stream';
+import { accord, pluriel } from '../../domain/pluriel.js';
 import type { Config } from '../config.js';
-import { avatarKey } from '../features/compte/avatar.js';
-import { pictureVersion } from '../features/compte/vues.js';
 import { syncDir } from '../storage/index.js';
 import {
   CliError,
   databaseEntry,
+  dossierDe,
   duree,
-  FILES_PREFIX,
+  entreeDe,
   FORMAT,
   FORMAT_VERSION,
   Hasher,
   isStorageKey,
   MANIFEST,
+  nomDe,
   nombre,
   pgConnection,
   resumeTables,
@@ -34,6 +35,7 @@ import {
   type Manifest,
 } from './archive.js';
 import { configDuProgramme, lancer } from './lancer.js';
+import { COLONNE_DE_FICHIER, TABLES, type FichierReference } from './tables.js';
 
 const USAGE = 'Usage : npm run backup -- <fichier.tar.gz>';
 
@@ -43,8 +45,11 @@ type Row = Record<string, unknown>;
 interface Contents {
   migration: string | null;
   tables: Record<string, number>;
-  /** The files the snapshot references, with the checksum the documents table recorded (null for pictures). */
-  files: { key: string; sha256: string | null }[];
+  /** The files the snapshot references (tables.ts `fichiers`), with what their rows recorded of them. */
+  files: FichierReference[];
+  /** Tables tables.ts does not know, and tables whose rows seem to name files it does not copy. */
+  inconnues: string[];
+  fichiersNonCouverts: string[];
 }
 
 /** The same few queries on either database; table and column names are the database's (snake_case). */
@@ -63,26 +68,32 @@ async function readContents(kind: DbKind, query: (sql: string) => Promise<Row[]>
   }
   const has = (t: string) => names.includes(t);
   const [last] = has('kysely_migration') ? await query('select name from kysely_migration order by name desc limit 1') : [];
-  const files: Contents['files'] = [];
-  if (has('documents')) {
-    for (const r of await query('select storage_key, sha256 from documents order by storage_key')) {
-      files.push({ key: String(r.storage_key), sha256: String(r.sha256) });
+  const files: FichierReference[] = [];
+  for (const [table, { fichiers }] of Object.entries(TABLES)) {
+    if (!fichiers || !has(table)) continue;
+    for (const r of await query(fichiers.requete)) {
+      const fichier = fichiers.fichier(r);
+      if (fichier) files.push(fichier);
     }
   }
-  if (has('user')) {
-    for (const r of await query('select id, image from "user" where image is not null order by id')) {
-      const version = pictureVersion({ id: String(r.id), image: String(r.image) });
-      if (version) files.push({ key: avatarKey(String(r.id), version), sha256: null });
-    }
-  }
-  return { migration: last ? String(last.name) : null, tables, files };
+  // What this version does not know of the database (a table added without its line in tables.ts): copied
+  // with the database all the same, but said, so that files are never silently left out.
+  const columns = await query(
+    kind === 'sqlite'
+      ? "select m.name as t, c.name as c from sqlite_master m join pragma_table_info(m.name) c where m.type = 'table' and m.name not like 'sqlite_%'"
+      : 'select table_name as t, column_name as c from information_schema.columns where table_schema = current_schema()',
+  );
+  const fichiersNonCouverts = [
+    ...new Set(columns.filter((r) => COLONNE_DE_FICHIER.test(String(r.c)) && !TABLES[String(r.t)]?.fichiers).map((r) => String(r.t))),
+  ].sort();
+  return { migration: last ? String(last.name) : null, tables, files, inconnues: names.filter((n) => !Object.hasOwn(TABLES, n)), fichiersNonCouverts };
 }
 
 /** SQLite's online backup API, the whole database in one step (one read transaction), then read back. */
 async function snapshotSqlite(dataDir: string, file: string): Promise<Contents> {
   const source = path.join(dataDir, 'app.db');
   if (!fs.existsSync(source)) {
-    throw new CliError(1, `Aucune base à sauvegarder : ${source} n'existe pas. Vérifiez DATA_DIR (ou DATABASE_URL pour PostgreSQL).`);
+    throw new CliError(1, `Aucune base à sauvegarder : ${source} n’existe pas. Vérifiez DATA_DIR (ou DATABASE_URL pour PostgreSQL).`);
   }
   const live = new SqliteDatabase(source, { fileMustExist: true });
   try {
@@ -151,6 +162,9 @@ export interface BackupResult {
   manifest: Manifest;
   archiveSize: number;
   ms: number;
+  /** Tables tables.ts does not list, and tables naming files it does not copy (see Contents). */
+  inconnues?: string[];
+  fichiersNonCouverts?: string[];
 }
 
 /** Writes the archive to `target` (a temp file beside it, flushed, then renamed into place). */
@@ -159,7 +173,7 @@ export async function backup(config: Config, target: string): Promise<BackupResu
   const kind: DbKind = config.databaseUrl ? 'postgres' : 'sqlite';
   const destination = path.resolve(target);
   const dir = path.dirname(destination);
-  if (!fs.existsSync(dir)) throw new CliError(1, `Le dossier ${dir} n'existe pas : créez-le ou choisissez un autre chemin pour la sauvegarde.`);
+  if (!fs.existsSync(dir)) throw new CliError(1, `Le dossier ${dir} n’existe pas : créez-le ou choisissez un autre chemin pour la sauvegarde.`);
   const work = await fsp.mkdtemp(path.join(dir, '.qv-sauvegarde-'));
   const partial = `${destination}.partiel`;
   let pack: tar.Pack | undefined;
@@ -188,17 +202,16 @@ export async function backup(config: Config, target: string): Promise<BackupResu
       if (copied) secret = copied;
     }
 
-    const uploads = path.join(config.dataDir, 'uploads');
     const files: Manifest['files'] = [];
     const anomalies: Manifest['anomalies'] = [];
-    for (const { key, sha256 } of contents.files) {
-      const copied = isStorageKey(key) ? await step(addFileEntry(pack, FILES_PREFIX + key, path.join(uploads, key))) : null;
+    for (const { dossier, key, sha256, size } of contents.files) {
+      const copied = isStorageKey(key) ? await step(addFileEntry(pack, entreeDe({ dossier, key }), path.join(config.dataDir, dossier, key))) : null;
       if (!copied) {
-        anomalies.push({ key, problem: 'absent' });
+        anomalies.push({ dossier, key, problem: 'absent' });
         continue;
       }
-      files.push({ key, ...copied });
-      if (sha256 !== null && sha256 !== copied.sha256) anomalies.push({ key, problem: 'contenu-different' });
+      files.push({ dossier, key, ...copied });
+      if ((sha256 !== null && sha256 !== copied.sha256) || (size !== null && size !== copied.size)) anomalies.push({ dossier, key, problem: 'contenu-different' });
     }
 
     const manifest: Manifest = {
@@ -218,7 +231,13 @@ export async function backup(config: Config, target: string): Promise<BackupResu
 
     await fsp.rename(partial, destination);
     await syncDir(dir);
-    return { manifest, archiveSize: (await fsp.stat(destination)).size, ms: performance.now() - started };
+    return {
+      manifest,
+      archiveSize: (await fsp.stat(destination)).size,
+      ms: performance.now() - started,
+      inconnues: contents.inconnues,
+      fichiersNonCouverts: contents.fichiersNonCouverts,
+    };
   } catch (error) {
     pack?.destroy();
     throw error;
@@ -228,46 +247,60 @@ export async function backup(config: Config, target: string): Promise<BackupResu
   }
 }
 
+/** « a, b, c, d, e… »: the first five names of a list. */
+const premiers = (noms: string[]) => `${noms.slice(0, 5).join(', ')}${noms.length > 5 ? '…' : ''}`;
+
 /** The French summary printed at the end. */
-export function summary(file: string, { manifest, archiveSize, ms }: BackupResult): string {
+export function summary(file: string, { manifest, archiveSize, ms, inconnues = [], fichiersNonCouverts = [] }: BackupResult): string {
   const octets = manifest.files.reduce((sum, f) => sum + f.size, 0);
+  const photos = manifest.files.filter((f) => dossierDe(f) === 'photos-signalements').length;
   const lines = [
     `Sauvegarde écrite : ${path.resolve(file)} (${taille(archiveSize)}, en ${duree(ms)}).`,
     `Base ${manifest.database.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (migration ${manifest.database.migration ?? 'aucune'}) : ${resumeTables(manifest.tables)}.`,
-    `Fichiers : ${nombre(manifest.files.length)} (${taille(octets)}).`,
+    `Fichiers : ${nombre(manifest.files.length)} (${taille(octets)})${photos > 0 ? `, dont ${pluriel(photos, 'photo de signalement', 'photos de signalements')}` : ''}.`,
   ];
   const absent = manifest.anomalies.filter((a) => a.problem === 'absent');
   const different = manifest.anomalies.filter((a) => a.problem === 'contenu-different');
   if (absent.length > 0) {
     lines.push(
-      `Attention : ${nombre(absent.length)} fichier(s) référencé(s) par la base avaient disparu au moment de la copie (retirés ou purgés entre-temps ?) : ${absent
-        .slice(0, 5)
-        .map((a) => a.key)
-        .join(', ')}${absent.length > 5 ? '…' : ''}. La liste complète est dans manifest.json (« anomalies »).`,
+      `Attention : ${pluriel(absent.length, 'fichier référencé', 'fichiers référencés')} par la base ${accord(absent.length, 'avait', 'avaient')} disparu au moment de la copie (${accord(absent.length, 'retiré ou purgé', 'retirés ou purgés')} entre-temps ?) : ${premiers(absent.map(nomDe))}. La liste complète est dans manifest.json (« anomalies »).`,
     );
   }
   if (different.length > 0) {
     lines.push(
-      `Attention : ${nombre(different.length)} document(s) n'ont plus le contenu enregistré dans la base (somme SHA-256 différente) : ${different
-        .slice(0, 5)
-        .map((a) => a.key)
-        .join(', ')}${different.length > 5 ? '…' : ''}. Vérifiez le disque ; la liste complète est dans manifest.json.`,
+      `Attention : ${pluriel(different.length, 'fichier', 'fichiers')} ${accord(different.length, 'n’a', 'n’ont')} plus le contenu enregistré dans la base (somme SHA-256 ou taille différente) : ${premiers(different.map(nomDe))}. Vérifiez le disque ; la liste complète est dans manifest.json.`,
+    );
+  }
+  if (fichiersNonCouverts.length > 0) {
+    lines.push(
+      `Attention : ${accord(fichiersNonCouverts.length, 'la table', 'les tables')} ${premiers(fichiersNonCouverts)} ${accord(fichiersNonCouverts.length, 'désigne', 'désignent')} des fichiers (colonne storage_key) que cette version de la sauvegarde ne copie pas : l’archive a la base, pas ces fichiers. Signalez-le aux développeurs (src/server/cli/tables.ts).`,
+    );
+  }
+  if (inconnues.length > 0) {
+    lines.push(
+      `Attention : ${pluriel(inconnues.length, 'table inconnue', 'tables inconnues')} de cette version de la sauvegarde (${premiers(inconnues)}) : ${accord(inconnues.length, 'elle est copiée', 'elles sont copiées')} avec la base, mais un éventuel fichier qu’${accord(inconnues.length, 'elle désigne', 'elles désignent')} ne l’est pas. L’application est-elle à jour (npm run build) ? Sinon, signalez-le aux développeurs (src/server/cli/tables.ts).`,
     );
   }
   return lines.join('\n');
 }
 
-export async function run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string }> {
+/**
+ * The command: its summary on stdout, or on stderr (`alerte`) when it has something to say about the archive,
+ * so that cron mails it (docs/operations.md « Planifier »).
+ */
+export async function run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string; alerte?: boolean }> {
   const [file, ...rest] = args;
   if (!file || rest.length > 0 || file.startsWith('-')) return { code: 2, out: USAGE };
   const lu = configDuProgramme(env);
   if (!('config' in lu)) return lu;
   const { config } = lu;
   try {
-    return { code: 0, out: summary(file, await backup(config, file)) };
+    const result = await backup(config, file);
+    const alerte = result.manifest.anomalies.length > 0 || (result.inconnues?.length ?? 0) > 0 || (result.fichiersNonCouverts?.length ?? 0) > 0;
+    return { code: 0, out: summary(file, result), ...(alerte ? { alerte } : {}) };
   } catch (error) {
     if (error instanceof CliError) return { code: error.exitCode, out: error.message };
-    return { code: 1, out: `La sauvegarde a échoué, aucune archive n'a été écrite : ${error instanceof Error ? error.message : String(error)}` };
+    return { code: 1, out: `La sauvegarde a échoué, aucune archive n’a été écrite : ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 

@@ -2,13 +2,14 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 
 /**
  * Runs a command-line program when its file is the one node started: prints its answer (stdout when it
- * succeeded, stderr otherwise) and exits with its code. `run` answers French text, never a stack trace.
+ * succeeded without anything to point out, stderr otherwise: a failure, or a success with `alerte`, which cron
+ * then mails) and exits with its code. `run` answers French text, never a stack trace.
  */
-export function lancer(moduleUrl: string, run: (args: string[], env: NodeJS.ProcessEnv) => Promise<{ code: number; out: string }>): void {
+export function lancer(moduleUrl: string, run: (args: string[], env: NodeJS.ProcessEnv) => Promise<{ code: number; out: string; alerte?: boolean }>): void {
   if (moduleUrl !== `file://${process.argv[1]}`) return;
   run(process.argv.slice(2), process.env).then(
-    ({ code, out }) => {
-      (code === 0 ? process.stdout : process.stderr).write(`${out}\n`);
+    ({ code, out, alerte }) => {
+      (code === 0 && !alerte ? process.stdout : process.stderr).write(`${out}\n`);
       process.exit(code);
     },
     (error: unknown) => {

@@ -9,19 +9,20 @@ import zlib from 'node:zlib';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import tar from 'tar-stream';
+import { accord, pluriel } from '../../domain/pluriel.js';
 import type { Config } from '../config.js';
 import { syncDir } from '../storage/index.js';
 import {
   CliError,
   databaseEntry,
   duree,
-  FILES_PREFIX,
+  entreeDe,
   FORMAT,
   FORMAT_VERSION,
   isStorageKey,
   MANIFEST,
   manifestSchema,
-  nombre,
+  nomDe,
   pgConnection,
   resumeTables,
   runTool,
@@ -31,6 +32,7 @@ import {
   type Manifest,
 } from './archive.js';
 import { configDuProgramme, lancer } from './lancer.js';
+import { DOSSIERS, TABLES } from './tables.js';
 
 const USAGE = 'Usage : npm run restore -- <fichier.tar.gz> [--force]';
 
@@ -38,7 +40,7 @@ const USAGE = 'Usage : npm run restore -- <fichier.tar.gz> [--force]';
 const ARCHIVE_INVALIDE = 1;
 const REFUS = 3;
 
-const RIEN = "Rien n'a été restauré.";
+const RIEN = "Rien n’a été restauré.";
 const STAGING_PREFIX = '.restauration-';
 const MANIFEST_MAX = 64 * 1024 * 1024;
 
@@ -47,7 +49,7 @@ const invalide = (message: string) => new CliError(ARCHIVE_INVALIDE, `${message}
 /** Entry names a backup may hold; anything else (a path outside, a link, a device) is refused. */
 function stagedName(name: string): string | null {
   if (name === MANIFEST || name === SECRET_ENTRY || name === databaseEntry('sqlite') || name === databaseEntry('postgres')) return name;
-  if (name.startsWith(FILES_PREFIX) && isStorageKey(name.slice(FILES_PREFIX.length))) return name;
+  for (const prefix of Object.values(DOSSIERS)) if (name.startsWith(prefix) && isStorageKey(name.slice(prefix.length))) return name;
   return null;
 }
 
@@ -69,8 +71,8 @@ async function extract(archive: string, staging: string): Promise<Extracted> {
     for await (const entry of extractor) {
       const { name, type } = entry.header;
       const staged = type === 'file' ? stagedName(name) : null;
-      if (!staged) throw invalide(`L'archive contient une entrée inattendue (« ${name} ») : ce n'est pas une sauvegarde de Quartier Vivant, ou elle a été modifiée.`);
-      if (result.entries.has(staged) || (staged === MANIFEST && result.manifest)) throw invalide(`L'archive contient deux fois « ${name} ».`);
+      if (!staged) throw invalide(`L’archive contient une entrée inattendue (« ${name} ») : ce n’est pas une sauvegarde de Quartier Vivant, ou elle a été modifiée.`);
+      if (result.entries.has(staged) || (staged === MANIFEST && result.manifest)) throw invalide(`L’archive contient deux fois « ${name} ».`);
       if (staged === MANIFEST) {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -103,25 +105,25 @@ async function extract(archive: string, staging: string): Promise<Extracted> {
     input.destroy();
     if (error instanceof CliError) throw error;
     const cause = error instanceof Error ? error.message : String(error);
-    throw invalide(`L'archive ${archive} est illisible ou tronquée (${cause}) : elle a pu être abîmée pendant une copie.`);
+    throw invalide(`L’archive ${archive} est illisible ou tronquée (${cause}) : elle a pu être abîmée pendant une copie.`);
   }
   return result;
 }
 
 /** Checks the manifest and every entry against it; answers the manifest. */
 function verify(extracted: Extracted, kind: DbKind): Manifest {
-  if (!extracted.manifest) throw invalide("L'archive ne contient pas de manifest.json : ce n'est pas une sauvegarde de Quartier Vivant, ou elle est incomplète.");
+  if (!extracted.manifest) throw invalide("L’archive ne contient pas de manifest.json : ce n’est pas une sauvegarde de Quartier Vivant, ou elle est incomplète.");
   let raw: unknown;
   try {
     raw = JSON.parse(extracted.manifest.toString('utf8'));
   } catch {
-    throw invalide("Le manifest.json de l'archive est illisible : l'archive est corrompue.");
+    throw invalide("Le manifest.json de l’archive est illisible : l’archive est corrompue.");
   }
   if (typeof raw === 'object' && raw !== null && 'formatVersion' in raw && typeof raw.formatVersion === 'number' && raw.formatVersion > FORMAT_VERSION) {
-    throw invalide(`Cette sauvegarde a été faite par une version plus récente de Quartier Vivant (format ${raw.formatVersion}) : mettez l'application à jour avant de restaurer.`);
+    throw invalide(`Cette sauvegarde a été faite par une version plus récente de Quartier Vivant (format ${raw.formatVersion}) : mettez l’application à jour avant de restaurer.`);
   }
   const parsed = manifestSchema.safeParse(raw);
-  if (!parsed.success || parsed.data.format !== FORMAT) throw invalide(`Le manifest.json de l'archive n'est pas celui d'une sauvegarde de Quartier Vivant (${FORMAT}, version ${FORMAT_VERSION}).`);
+  if (!parsed.success || parsed.data.format !== FORMAT) throw invalide(`Le manifest.json de l’archive n’est pas celui d’une sauvegarde de Quartier Vivant (${FORMAT}, version ${FORMAT_VERSION}).`);
   const manifest = parsed.data;
   if (manifest.database.kind !== kind) {
     throw new CliError(
@@ -132,21 +134,21 @@ function verify(extracted: Extracted, kind: DbKind): Manifest {
     );
   }
   const expected = new Map<string, { size: number; sha256: string }>([[databaseEntry(kind), manifest.database]]);
-  if (manifest.database.entry !== databaseEntry(kind)) throw invalide("Le manifest.json de l'archive ne désigne pas le bon fichier de base.");
+  if (manifest.database.entry !== databaseEntry(kind)) throw invalide("Le manifest.json de l’archive ne désigne pas le bon fichier de base.");
   if (manifest.secret) expected.set(SECRET_ENTRY, manifest.secret);
   for (const f of manifest.files) {
-    if (!isStorageKey(f.key)) throw invalide(`Le manifest.json de l'archive liste un fichier au nom refusé (« ${f.key} »).`);
-    expected.set(FILES_PREFIX + f.key, f);
+    if (!isStorageKey(f.key)) throw invalide(`Le manifest.json de l’archive liste un fichier au nom refusé (« ${f.key} »).`);
+    expected.set(entreeDe(f), f);
   }
   for (const [name, want] of expected) {
     const got = extracted.entries.get(name);
-    if (!got) throw invalide(`L'archive est incomplète : « ${name} », listé dans manifest.json, n'y figure pas.`);
+    if (!got) throw invalide(`L’archive est incomplète : « ${name} », listé dans manifest.json, n’y figure pas.`);
     if (got.size !== want.size || got.sha256 !== want.sha256) {
-      throw invalide(`L'archive est corrompue : « ${name} » n'a pas la somme de contrôle (SHA-256) ou la taille attendue. Utilisez une autre sauvegarde.`);
+      throw invalide(`L’archive est corrompue : « ${name} » n’a pas la somme de contrôle (SHA-256) ou la taille attendue. Utilisez une autre sauvegarde.`);
     }
   }
   for (const name of extracted.entries.keys()) {
-    if (!expected.has(name)) throw invalide(`L'archive contient « ${name} », que manifest.json ne liste pas : elle a été modifiée.`);
+    if (!expected.has(name)) throw invalide(`L’archive contient « ${name} », que manifest.json ne liste pas : elle a été modifiée.`);
   }
   return manifest;
 }
@@ -169,10 +171,38 @@ function listening(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** The refusal while `n` other sessions use the target PostgreSQL database. */
+export function autresConnexions(n: number): string {
+  return `${pluriel(n, 'autre connexion', 'autres connexions')} ${accord(n, 'est ouverte', 'sont ouvertes')} sur la base cible : arrêtez le serveur Quartier Vivant (et toute autre session sur cette base) avant de restaurer. ${RIEN}`;
+}
+
+/** The tables a refusal names by their count, when they have rows (tables.ts `resume`). */
+const NOMMEES = ['housing_requests', 'user', 'signalements'] as const;
+
+/** « a », « a et b », « a, b et c » */
+const enumeration = (parts: string[]) => (parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} et ${parts.at(-1)!}`);
+
+/**
+ * The refusal when the target already holds data and --force is missing: the requests, accounts and reports it
+ * holds, else « des données » (other tables), else « des fichiers » (documents or photos alone).
+ */
+export function dejaRempli(where: string, lignes: Record<string, number>, fichiers = false): string {
+  const nommees = NOMMEES.flatMap((t) => {
+    const n = lignes[t] ?? 0;
+    const [singulier, plusieurs] = TABLES[t]!.resume!;
+    return n > 0 ? [pluriel(n, singulier, plusieurs)] : [];
+  });
+  const autres = Object.values(lignes).some((n) => n > 0);
+  const what = nommees.length > 0 ? enumeration(nommees) : autres || !fichiers ? 'des données' : 'des fichiers (documents ou photos)';
+  return `${where} contient déjà ${what}. La restauration les remplacerait par le contenu de la sauvegarde : relancez avec --force pour confirmer (npm run restore -- <fichier> --force). ${RIEN}`;
+}
+
+/** Tables whose rows forbid a restore without --force: tables.ts `donnees`, and any table it does not know. */
+const compteAuRefus = (table: string) => TABLES[table]?.contenu !== 'technique';
+
 /** Refuses while the server may be using the target, or when the target already holds data (unless forced). */
 async function checkTarget(config: Config, force: boolean): Promise<void> {
-  let demandes = 0;
-  let comptes = 0;
+  const lignes: Record<string, number> = {};
   let fichiers = false;
   if (config.databaseUrl) {
     const client = new pg.Client({ connectionString: config.databaseUrl });
@@ -185,18 +215,12 @@ async function checkTarget(config: Config, force: boolean): Promise<void> {
       const others = await client.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
       const n = Number(others.rows[0]?.n ?? 0);
       if (n > 0) {
-        throw new CliError(
-          REFUS,
-          `${nombre(n)} autre(s) connexion(s) sont ouvertes sur la base cible : arrêtez le serveur Quartier Vivant (et toute autre session sur cette base) avant de restaurer. ${RIEN}`,
-        );
+        throw new CliError(REFUS, autresConnexions(n));
       }
-      const count = async (table: string) => {
-        const exists = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [`"${table}"`]);
-        if (!exists.rows[0]?.t) return 0;
-        return Number((await client.query<{ n: string }>(`select count(*) as n from "${table}"`)).rows[0]?.n ?? 0);
-      };
-      demandes = await count('housing_requests');
-      comptes = await count('user');
+      const { rows } = await client.query<{ name: string }>('select tablename as name from pg_tables where schemaname = current_schema()');
+      for (const { name } of rows.filter((r) => compteAuRefus(r.name))) {
+        lignes[name] = Number((await client.query<{ n: string }>(`select count(*) as n from "${name.replaceAll('"', '""')}"`)).rows[0]?.n ?? 0);
+      }
     } finally {
       await client.end();
     }
@@ -205,7 +229,7 @@ async function checkTarget(config: Config, force: boolean): Promise<void> {
     if (await listening(host, config.port)) {
       throw new CliError(
         REFUS,
-        `Un serveur répond sur ${host}:${config.port} : arrêtez Quartier Vivant avant de restaurer (il continuerait d'écrire dans l'ancienne base). S'il s'agit d'un autre programme, indiquez le PORT de Quartier Vivant. ${RIEN}`,
+        `Un serveur répond sur ${host}:${config.port} : arrêtez Quartier Vivant avant de restaurer (il continuerait d’écrire dans l’ancienne base). S’il s’agit d’un autre programme, indiquez le PORT de Quartier Vivant. ${RIEN}`,
       );
     }
     const file = path.join(config.dataDir, 'app.db');
@@ -213,12 +237,10 @@ async function checkTarget(config: Config, force: boolean): Promise<void> {
       try {
         const db = new SqliteDatabase(file, { fileMustExist: true });
         try {
-          const count = (table: string) => {
-            const exists = db.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(table);
-            return exists ? Number((db.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n) : 0;
-          };
-          demandes = count('housing_requests');
-          comptes = count('user');
+          const names = (db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as { name: string }[]).map((r) => r.name);
+          for (const name of names.filter(compteAuRefus)) {
+            lignes[name] = Number((db.prepare(`select count(*) as n from "${name.replaceAll('"', '""')}"`).get() as { n: number }).n);
+          }
         } finally {
           db.close();
         }
@@ -233,19 +255,15 @@ async function checkTarget(config: Config, force: boolean): Promise<void> {
       }
     }
   }
-  const uploads = path.join(config.dataDir, 'uploads');
-  if (fs.existsSync(uploads)) {
-    fichiers = (fs.readdirSync(uploads, { recursive: true, withFileTypes: true }) as fs.Dirent[]).some(
-      (e) => e.isFile() && !path.relative(uploads, e.parentPath).split(path.sep).includes('.tmp'),
+  for (const dossier of Object.keys(DOSSIERS)) {
+    const dir = path.join(config.dataDir, dossier);
+    if (fichiers || !fs.existsSync(dir)) continue;
+    fichiers = (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[]).some(
+      (e) => e.isFile() && !path.relative(dir, e.parentPath).split(path.sep).includes('.tmp'),
     );
   }
-  if (!force && (demandes > 0 || comptes > 0 || fichiers)) {
-    const where = config.databaseUrl ? 'La base de DATABASE_URL' : `Le dossier ${config.dataDir}`;
-    const what = demandes > 0 || comptes > 0 ? `${nombre(demandes)} demande(s) et ${nombre(comptes)} compte(s)` : 'des documents';
-    throw new CliError(
-      REFUS,
-      `${where} contient déjà ${what}. La restauration les remplacerait par le contenu de la sauvegarde : relancez avec --force pour confirmer (npm run restore -- <fichier> --force). ${RIEN}`,
-    );
+  if (!force && (Object.values(lignes).some((n) => n > 0) || fichiers)) {
+    throw new CliError(REFUS, dejaRempli(config.databaseUrl ? 'La base de DATABASE_URL' : `Le dossier ${config.dataDir}`, lignes, fichiers));
   }
 }
 
@@ -266,7 +284,7 @@ async function flushAll(staging: string): Promise<void> {
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-/** Puts the checked contents in place: the database first (pg_restore runs in one transaction), then the files. */
+/** Puts the checked contents in place: the database first (pg_restore runs in one transaction), then the folders of files. */
 async function apply(config: Config, manifest: Manifest, staging: string): Promise<void> {
   const { dataDir } = config;
   if (config.databaseUrl) {
@@ -286,11 +304,14 @@ async function apply(config: Config, manifest: Manifest, staging: string): Promi
     for (const suffix of ['-wal', '-shm', '-journal']) await fsp.rm(file + suffix, { force: true });
     await fsp.rename(path.join(staging, databaseEntry('sqlite')), file);
   }
-  const uploads = path.join(dataDir, 'uploads');
-  const staged = path.join(staging, FILES_PREFIX);
-  await fsp.mkdir(staged, { recursive: true });
-  if (fs.existsSync(uploads)) await fsp.rename(uploads, path.join(staging, 'anciens-fichiers'));
-  await fsp.rename(staged, uploads);
+  // Each folder replaced whole, even one the archive has no file for (its rows are not in the restored base).
+  for (const [dossier, prefix] of Object.entries(DOSSIERS)) {
+    const target = path.join(dataDir, dossier);
+    const staged = path.join(staging, prefix);
+    await fsp.mkdir(staged, { recursive: true });
+    if (fs.existsSync(target)) await fsp.rename(target, path.join(staging, `anciens-${dossier}`));
+    await fsp.rename(staged, target);
+  }
   if (manifest.secret && !config.authSecret) await fsp.rename(path.join(staging, SECRET_ENTRY), path.join(dataDir, SECRET_FILE));
   await syncDir(dataDir);
 }
@@ -329,17 +350,23 @@ export async function restore(config: Config, archive: string, { force = false }
   }
 }
 
+/** « 0 fichier », « 1 fichier, vérifié (SHA-256) », « 2 fichiers, tous vérifiés (SHA-256) » */
+function fichiersVerifies(n: number): string {
+  if (n === 0) return pluriel(n, 'fichier', 'fichiers');
+  return `${pluriel(n, 'fichier', 'fichiers')}, ${accord(n, 'vérifié', 'tous vérifiés')} (SHA-256)`;
+}
+
 export function summary(archive: string, { manifest, ms }: RestoreResult): string {
   const date = new Date(manifest.createdAt).toLocaleString('fr-FR', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short' });
   const lines = [
     `Restauration terminée en ${duree(ms)} depuis ${path.resolve(archive)} (sauvegarde du ${date} UTC, base ${manifest.database.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, migration ${manifest.database.migration ?? 'aucune'}).`,
-    `Restauré : ${resumeTables(manifest.tables)} ; ${nombre(manifest.files.length)} fichier(s), tous vérifiés (SHA-256).`,
+    `Restauré : ${resumeTables(manifest.tables)} ; ${fichiersVerifies(manifest.files.length)}.`,
   ];
   if (manifest.anomalies.length > 0) {
     lines.push(
-      `Attention : ${nombre(manifest.anomalies.length)} fichier(s) manquaient déjà ou différaient au moment de la sauvegarde (voir « anomalies » dans manifest.json) : ${manifest.anomalies
+      `Attention : ${pluriel(manifest.anomalies.length, 'fichier', 'fichiers')} ${accord(manifest.anomalies.length, 'manquait déjà ou différait', 'manquaient déjà ou différaient')} au moment de la sauvegarde (voir « anomalies » dans manifest.json) : ${manifest.anomalies
         .slice(0, 5)
-        .map((a) => a.key)
+        .map(nomDe)
         .join(', ')}${manifest.anomalies.length > 5 ? '…' : ''}.`,
     );
   }

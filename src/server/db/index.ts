@@ -22,6 +22,10 @@ import * as m0014 from './migrations/0014_vues.js';
 import * as m0015 from './migrations/0015_corrections.js';
 import * as m0016 from './migrations/0016_etiquettes.js';
 import * as m0017 from './migrations/0017_messages.js';
+import * as m0018 from './migrations/0018_pieces_messages.js';
+import * as m0019 from './migrations/0019_signalements.js';
+import * as m0020 from './migrations/0020_signalements_gestion.js';
+import * as m0021 from './migrations/0021_open311.js';
 import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
@@ -102,6 +106,10 @@ const migrations: Record<string, Migration> = {
   '0015_corrections': m0015,
   '0016_etiquettes': m0016,
   '0017_messages': m0017,
+  '0018_pieces_messages': m0018,
+  '0019_signalements': m0019,
+  '0020_signalements_gestion': m0020,
+  '0021_open311': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -82,6 +82,8 @@ export interface DocumentTable {
   avisMotif: Generated<string | null>;
   avisPar: Generated<string | null>;
   avisLe: Generated<string | null>;
+  /** The message this file is attached to (category 'message', migration 0018); null for the request's documents. */
+  messageId: Generated<string | null>;
 }
 
 export interface StatusEventTable {
@@ -267,6 +269,14 @@ export interface Database {
   etiquettes: EtiquetteTable;
   demandeEtiquettes: DemandeEtiquetteTable;
   messages: MessageTable;
+  signalementCategories: SignalementCategorieTable;
+  signalementCompteurs: SignalementCompteurTable;
+  signalements: SignalementTable;
+  signalementPhotos: SignalementPhotoTable;
+  signalementMisesAJour: SignalementMiseAJourTable;
+  signalementSuiveurs: SignalementSuiveurTable;
+  signalementAlertes: SignalementAlerteTable;
+  open311Cles: Open311CleTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -276,3 +286,162 @@ export type DemandeRow = Selectable<HousingRequestTable>;
 export type NewDemande = Insertable<HousingRequestTable>;
 export type DocumentRow = Selectable<DocumentTable>;
 export type CorrectionRow = Selectable<CorrectionTable>;
+
+/** Technical reports (migration 0019, features/signalements). Booleans are integers 0/1 on both databases. */
+export interface SignalementCategorieTable {
+  /** Also the Open311 `service_code`. */
+  code: string;
+  libelle: string;
+  description: string;
+  /** The service that receives the category's reports, or null. */
+  emailService: string | null;
+  active: number;
+  /** Order in the form's list. */
+  rang: number;
+}
+
+/** The last number given in a year (`2026-00042` is the 42nd of 2026). */
+export interface SignalementCompteurTable {
+  annee: number;
+  dernier: number;
+}
+
+export interface SignalementTable {
+  id: string;
+  numero: string;
+  categorie: string;
+  titre: string;
+  description: string;
+  lat: number;
+  lon: number;
+  adresse: string;
+  email: string;
+  nom: string;
+  nomMasque: number;
+  etat: string;
+  /** 1 while `etat` is an open state (src/domain/signalements.ts ETATS_OUVERTS). */
+  ouvert: number;
+  /** For a duplicate, the original's id. */
+  doublonDe: string | null;
+  accessKeyHash: string;
+  /** The signed-in account that made the report, if any. */
+  ownerUserId: string | null;
+  creeLe: string;
+  misAJourLe: string;
+  /** Moderation: the title or the description withdrawn from the public view. */
+  titreMasque: number;
+  descriptionMasquee: number;
+}
+
+export interface SignalementPhotoTable {
+  id: string;
+  signalementId: string;
+  storageKey: string;
+  largeur: number;
+  hauteur: number;
+  /** Bytes of the stored (re-encoded) JPEG. */
+  taille: number;
+  masquee: number;
+  creeLe: string;
+}
+
+/** A public update: a change of state (`etat`, from `etatPrecedent`), a text, or both; `par` mairie or signalant. */
+export interface SignalementMiseAJourTable {
+  id: string;
+  signalementId: string;
+  le: string;
+  etat: string | null;
+  etatPrecedent: string | null;
+  texte: string | null;
+  par: string;
+  auteurUserId: string | null;
+  masquee: number;
+}
+
+/** Who is e-mailed each public update; `jetonHash`: SHA-256 of the unsubscribe link's token. */
+export interface SignalementSuiveurTable {
+  id: string;
+  signalementId: string;
+  email: string;
+  jetonHash: string;
+  creeLe: string;
+}
+
+/** An alert for new reports in the district, active once confirmed from the e-mailed link. */
+export interface SignalementAlerteTable {
+  id: string;
+  email: string;
+  jetonHash: string;
+  confirmeLe: string | null;
+  creeLe: string;
+}
+
+export type SignalementRow = Selectable<SignalementTable>;
+export type SignalementCategorieRow = Selectable<SignalementCategorieTable>;
+export type SignalementPhotoRow = Selectable<SignalementPhotoTable>;
+export type SignalementMiseAJourRow = Selectable<SignalementMiseAJourTable>;
+export type SignalementSuiveurRow = Selectable<SignalementSuiveurTable>;
+export type SignalementAlerteRow = Selectable<SignalementAlerteTable>;
+
+/**
+ * An Open311 API key (migration 0021, features/open311): issued and revoked by admins. Only the SHA-256 of the
+ * key is stored (`cleHash`); the key itself is shown once, at its creation.
+ */
+export interface Open311CleTable {
+  id: string;
+  libelle: string;
+  cleHash: string;
+  /** The admin who issued it. */
+  creePar: string | null;
+  creeLe: string;
+  revoqueeLe: string | null;
+  revoqueePar: string | null;
+  /** The last time a request was posted with it. */
+  utiliseeLe: string | null;
+}
+export type Open311CleRow = Selectable<Open311CleTable>;
+
+// --- Technical reports, the managers' side (migration 0020, features/signalements) ------------------------------
+// Interface merging: these columns join SignalementTable and these tables join Database above. Written by the
+// repository with the report (insert optional: the database's defaults hold until it does).
+
+/** A column the database fills by default until the repository writes it. */
+type ParDefaut<T> = Generated<T>;
+
+/** Columns migration 0020 adds to `signalements`. */
+export interface SignalementTable {
+  /** The folded search text (texteDeRechercheSignalement), searched by the managers' list. */
+  recherche: ParDefaut<string>;
+  /** The state's place in ETATS_SIGNALEMENT (rangEtat): the sort by state. */
+  etatRang: ParDefaut<number>;
+  /** 1 while moderation hides something of the report (title, description, a photo, an update). */
+  contenuMasque: ParDefaut<number>;
+}
+
+/** A manager's private note on a report: never public, never e-mailed. */
+export interface SignalementNoteTable {
+  id: string;
+  signalementId: string;
+  auteurUserId: string | null;
+  texte: string;
+  le: string;
+}
+
+/** One moderation act: `action` masquer or afficher, `cible` titre, description, photo or mise-a-jour (`cibleId`). */
+export interface SignalementModerationTable {
+  id: string;
+  signalementId: string;
+  acteurUserId: string | null;
+  action: string;
+  cible: string;
+  cibleId: string | null;
+  motif: string | null;
+  le: string;
+}
+
+export interface Database {
+  signalementNotes: SignalementNoteTable;
+  signalementModerations: SignalementModerationTable;
+}
+export type SignalementNoteRow = Selectable<SignalementNoteTable>;
+export type SignalementModerationRow = Selectable<SignalementModerationTable>;

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { EvenementDirect } from '../../domain/demande.js';
+import type { EvenementSignalement } from '../../domain/signalements.js';
 
 /** pg loads with the first PostgreSQL bus (never on SQLite). */
 const pgModule = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
@@ -11,6 +12,9 @@ const pgModule = (): typeof pg => createRequire(import.meta.url)('pg') as typeof
 export interface EventBus {
   publish(event: EvenementDirect): Promise<void>;
   subscribe(listener: (event: EvenementDirect) => void): () => void;
+  /** Technical reports (features/signalements) on a topic of their own: housing streams never see them. */
+  publishSignalement(event: EvenementSignalement): Promise<void>;
+  subscribeSignalements(listener: (event: EvenementSignalement) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -27,12 +31,22 @@ export class LocalBus implements EventBus {
     return () => this.emitter.off('statut', listener);
   }
 
+  async publishSignalement(event: EvenementSignalement): Promise<void> {
+    this.emitter.emit('signalement', event);
+  }
+
+  subscribeSignalements(listener: (event: EvenementSignalement) => void): () => void {
+    this.emitter.on('signalement', listener);
+    return () => this.emitter.off('signalement', listener);
+  }
+
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
 }
 
 const CHANNEL = 'qv_statut';
+const CHANNEL_SIGNALEMENTS = 'qv_signalement';
 
 /**
  * PostgreSQL: NOTIFY reaches every instance LISTENing on the channel, this one included, so a change
@@ -56,9 +70,10 @@ export class PostgresBus extends LocalBus {
   async start(): Promise<void> {
     const client = new (pgModule().Client)({ connectionString: this.url });
     client.on('notification', (message) => {
-      if (message.channel !== CHANNEL || !message.payload) return;
+      if ((message.channel !== CHANNEL && message.channel !== CHANNEL_SIGNALEMENTS) || !message.payload) return;
       try {
-        this.emitter.emit('statut', JSON.parse(message.payload) as EvenementDirect);
+        if (message.channel === CHANNEL_SIGNALEMENTS) this.emitter.emit('signalement', JSON.parse(message.payload) as EvenementSignalement);
+        else this.emitter.emit('statut', JSON.parse(message.payload) as EvenementDirect);
       } catch (error) {
         this.log.warn({ err: error }, 'notification illisible');
       }
@@ -71,11 +86,16 @@ export class PostgresBus extends LocalBus {
     });
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
+    await client.query(`LISTEN ${CHANNEL_SIGNALEMENTS}`);
     this.client = client;
   }
 
   override async publish(event: EvenementDirect): Promise<void> {
     await this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
+  }
+
+  override async publishSignalement(event: EvenementSignalement): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL_SIGNALEMENTS, JSON.stringify(event)]);
   }
 
   override async close(): Promise<void> {

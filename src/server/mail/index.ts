@@ -16,6 +16,15 @@ export interface Mail {
   piecesJointes?: PieceJointeRef[];
 }
 
+/**
+ * The first line of a mail to a person: « Bonjour Élodie, » when their first name is known, else « Bonjour, »
+ * (a blank name, or one made only of spaces or control characters, is no name).
+ */
+export function salutation(prenom?: string | null): string {
+  const nom = (prenom ?? '').replace(/[\p{Cc}\s]+/gu, ' ').trim();
+  return nom ? `Bonjour ${nom},` : 'Bonjour,';
+}
+
 /** An attachment by reference, e.g. `{ type: 'attestation', demandeId }` (migration 0009). */
 export interface PieceJointeRef {
   type: string;
@@ -150,7 +159,7 @@ class OutboxMailer implements Mailer {
         .then(
           () => 0,
           (error: unknown) => {
-            this.log.error({ err: error }, "Les e-mails en cours d'envoi au dernier arrêt n'ont pas pu être remis dans la file");
+            this.log.error({ err: error }, "Les e-mails en cours d’envoi au dernier arrêt n’ont pas pu être remis dans la file");
             return 0;
           },
         );
@@ -229,7 +238,7 @@ class OutboxMailer implements Mailer {
       try {
         return this.closed ? 0 : await this.deliverDue();
       } catch (error) {
-        this.log.error({ err: error }, "La file d'envoi des e-mails n'a pas pu être lue");
+        this.log.error({ err: error }, "La file d’envoi des e-mails n’a pas pu être lue");
         return 0;
       } finally {
         this.passes -= 1;
@@ -302,7 +311,7 @@ class OutboxMailer implements Mailer {
     } catch (error) {
       const attempts = row.attempts + 1;
       const retryAt = new Date(Date.now() + retryDelayMs(attempts)).toISOString();
-      this.log.error({ err: error, to: row.recipient, subject: row.subject, attempts, retryAt }, "L'envoi d'un e-mail a échoué");
+      this.log.error({ err: error, to: row.recipient, subject: row.subject, attempts, retryAt }, "L’envoi d’un e-mail a échoué");
       const message = error instanceof Error ? error.message : String(error);
       await this.db
         .updateTable('mailOutbox')

@@ -33,6 +33,8 @@ const CHAMPS_SECRETS = [
   'authorization',
   'x-access-key',
   'set-cookie',
+  // An Open311 client's key (form or JSON body, or query string).
+  'api_key',
 ];
 
 /** pino `redact` paths: whole headers and body fields, at the top level and one level down. */

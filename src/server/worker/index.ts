@@ -62,7 +62,7 @@ function demarrer(): Worker {
     enCours.clear();
   };
   w.on('error', fin);
-  w.on('exit', (code) => fin(new Error(`Le traitement en arrière-plan s'est arrêté (code ${code}).`)));
+  w.on('exit', (code) => fin(new Error(`Le traitement en arrière-plan s’est arrêté (code ${code}).`)));
   return w;
 }
 

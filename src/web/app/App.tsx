@@ -2,6 +2,8 @@ import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { ApiError } from '../lib/api.js';
+import { abonnerHorloge, lireHorloge } from '../lib/apiActivite.js';
+import { sessionCourte, useMoi } from '../lib/session.js';
 import { cssVariablesResolver, theme } from './theme.js';
 
 export function newQueryClient(): QueryClient {
@@ -39,6 +41,24 @@ function AvisApresAffichage() {
   ) : null;
 }
 
+/** The warning before a manager's or an admin's session ends (RGAA 13.1): loaded for them only. */
+const FinDeSession = lazy(() => import('../features/compte/FinDeSession.js'));
+
+/**
+ * Mounts the warning once the page is on screen, for a signed-in manager or admin; it stays once their
+ * session has ended (the account then reads as signed out) so that the end is said.
+ */
+function AvertissementFinDeSession() {
+  const affiche = useSyncExternalStore(rien, () => true, () => false);
+  const { data: moi } = useMoi();
+  const terminee = useSyncExternalStore(abonnerHorloge, () => lireHorloge()?.terminee === true, () => false);
+  return affiche && (sessionCourte(moi) || terminee) ? (
+    <Suspense fallback={null}>
+      <FinDeSession />
+    </Suspense>
+  ) : null;
+}
+
 /**
  * The app's providers around its router: `RouterProvider` in the browser (main.tsx), `StaticRouterProvider`
  * when the pages are prerendered at build (entry-server.tsx).
@@ -48,6 +68,7 @@ export function App({ queryClient, children }: { queryClient: QueryClient; child
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       <QueryClientProvider client={queryClient}>
         <AvisApresAffichage />
+        <AvertissementFinDeSession />
         {children}
       </QueryClientProvider>
     </MantineProvider>

@@ -1,7 +1,7 @@
-import { Anchor, AppShell, Burger, Group, NavLink, Title } from '@mantine/core';
+import { Anchor, AppShell, Burger, Group, NavLink, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
-import { useEffect } from 'react';
-import { Link, Outlet, useLocation } from 'react-router';
+import { useEffect, useRef } from 'react';
+import { Link, Outlet, useLocation, useNavigationType } from 'react-router';
 import { Logo } from '../components/Logo.js';
 import { paths } from '../lib/paths.js';
 import { useMoi } from '../lib/session.js';
@@ -33,6 +33,7 @@ export function Layout() {
             ? [
                 { to: paths.utilisateurs, label: 'Utilisateurs' },
                 { to: paths.etiquettes, label: 'Étiquettes' },
+                { to: paths.categories, label: 'Catégories de signalements' },
               ]
             : []),
           { to: paths.deconnexion, label: 'Déconnexion' },
@@ -46,6 +47,23 @@ export function Layout() {
   useEffect(() => {
     close();
   }, [pathname, close]);
+
+  // After a change of page, focus goes to the new content (screen readers read it from its start), and the window to
+  // its top, unless the page already put the focus somewhere in its content (a page's effects run before this one).
+  // Not on the first load; going back or forward (POP) keeps the scroll the browser restores.
+  const premierePage = useRef(true);
+  const navigation = useNavigationType();
+  useEffect(() => {
+    if (premierePage.current) {
+      premierePage.current = false;
+      return;
+    }
+    const contenu = document.getElementById('contenu');
+    if (contenu && !contenu.contains(document.activeElement)) {
+      contenu.focus({ preventScroll: true });
+      if (navigation !== 'POP') window.scrollTo({ top: 0 });
+    }
+  }, [pathname, navigation]);
 
   return (
     <AppShell
@@ -70,9 +88,10 @@ export function Layout() {
           <Link to={paths.accueil} className={classes.brand}>
             <Logo />
             <div>
-              <Title order={2} size="h4" lh={1.1}>
+              {/* Not a heading: each page's h1 comes first in the headings (RGAA 9.1). */}
+              <Text fw={700} fz="h4" lh={1.1}>
                 Quartier Vivant
-              </Title>
+              </Text>
               <span className={classes.subtitle}>Jas de Bouffan · Aix-en-Provence</span>
             </div>
           </Link>
@@ -105,18 +124,25 @@ export function Layout() {
         <div id="contenu" tabIndex={-1} style={{ minHeight: 'calc(100dvh - 64px - 8rem)', outline: 'none' }}>
           <Outlet />
         </div>
-        <footer className={classes.footer} style={{ marginTop: '3rem', paddingTop: '1rem', borderTop: '1px solid #dee2e6' }}>
-          <span>Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence</span>
-          <nav aria-label="Informations légales" className={classes.footerLinks}>
-            <Anchor component={Link} to={paths.donneesPersonnelles} size="sm">
-              Données personnelles
-            </Anchor>
-            <Anchor component={Link} to={paths.mentionsLegales} size="sm">
-              Mentions légales
-            </Anchor>
-          </nav>
-        </footer>
       </AppShell.Main>
+      {/* Outside <main>: the page's footer landmark (contentinfo), beside the menu on desktops. */}
+      <footer className={classes.footer}>
+        <span>Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence</span>
+        <nav aria-label="Informations sur le site" className={classes.footerLinks}>
+          <Anchor component={Link} to={paths.planDuSite} size="sm">
+            Plan du site
+          </Anchor>
+          <Anchor component={Link} to={paths.donneesPersonnelles} size="sm">
+            Données personnelles
+          </Anchor>
+          <Anchor component={Link} to={paths.mentionsLegales} size="sm">
+            Mentions légales
+          </Anchor>
+          <Anchor component={Link} to={paths.accessibilite} size="sm">
+            Accessibilité : non conforme
+          </Anchor>
+        </nav>
+      </footer>
     </AppShell>
   );
 }

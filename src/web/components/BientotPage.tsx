@@ -10,12 +10,12 @@ export function BientotPage({ title, children }: { title: string; children?: Rea
   return (
     <Stack maw={720} gap="md">
       <Title order={1}>{title}</Title>
-      <Alert color="blue" title="Service bientôt disponible" variant="light">
-        Ce service n'est pas encore ouvert. Il arrive bientôt sur Quartier Vivant.
+      <Alert role="note" color="blue" title="Service bientôt disponible" variant="light">
+        Ce service n’est pas encore ouvert. Il arrive bientôt sur Quartier Vivant.
       </Alert>
       {children ?? <Text>En attendant, vous pouvez vous adresser directement à la mairie annexe du Jas de Bouffan.</Text>}
       <Button component={Link} to={paths.accueil} variant="light" w="fit-content">
-        Retour à l'accueil
+        Retour à l’accueil
       </Button>
     </Stack>
   );

@@ -10,16 +10,19 @@ export function Dialog({
   onClose,
   title,
   size = 'lg',
+  fermeAuClicDehors = true,
   children,
 }: {
   opened: boolean;
   onClose: () => void;
   title: string;
   size?: string;
+  /** false for a form: a click beside it (the dim backdrop) leaves it open with what was typed. */
+  fermeAuClicDehors?: boolean;
   children: ReactNode;
 }) {
   return (
-    <Modal.Root opened={opened} onClose={onClose} size={size}>
+    <Modal.Root opened={opened} onClose={onClose} size={size} closeOnClickOutside={fermeAuClicDehors}>
       <Modal.Overlay />
       <Modal.Content>
         <Modal.Header component="div">

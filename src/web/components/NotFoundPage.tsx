@@ -8,9 +8,9 @@ export function NotFoundPage() {
   return (
     <Stack maw={640} gap="md">
       <Title order={1}>Page introuvable</Title>
-      <Text>L'adresse demandée ne correspond à aucune page de Quartier Vivant. Elle a peut-être été mal recopiée.</Text>
+      <Text>L’adresse demandée ne correspond à aucune page de Quartier Vivant. Elle a peut-être été mal recopiée.</Text>
       <Button component={Link} to={paths.accueil} w="fit-content">
-        Retour à l'accueil
+        Retour à l’accueil
       </Button>
     </Stack>
   );

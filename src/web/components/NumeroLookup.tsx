@@ -7,26 +7,38 @@ interface Props {
   label: string;
   description?: string;
   submitLabel: string;
+  /** Said when the field is sent empty, in the service's words. */
+  requiredMessage?: string;
+  /** An example of the number's start; none where its form is not known. */
+  placeholder?: string;
   /** What a number must be once typed (normalised and checked); by default any number, normalised. */
   schema?: z.ZodType<string, string>;
   onFound: (numero: string) => void;
 }
 
 const normalise = z.string().transform(normaliseNumeroUnique);
-const lookupSchema = (numero: z.ZodType<string, string>) =>
-  z.object({ numero: z.string().trim().min(1, { error: 'Saisissez votre numéro unique.' }).pipe(numero) });
+const lookupSchema = (numero: z.ZodType<string, string>, requiredMessage: string) =>
+  z.object({ numero: z.string().trim().min(1, { error: requiredMessage }).pipe(numero) });
 
 /**
  * "Follow my request" form: a non-empty number is required; it is normalised before use. One field: no form
  * library (the housing page's first load does not carry react-hook-form). As with the request form, the
  * check runs on submit, then again on each change once submitted.
  */
-export function NumeroLookup({ label, description, submitLabel, schema = normalise, onFound }: Props) {
+export function NumeroLookup({
+  label,
+  description,
+  submitLabel,
+  requiredMessage = 'Saisissez votre numéro unique.',
+  placeholder = '013…',
+  schema = normalise,
+  onFound,
+}: Props) {
   const [error, setError] = useState<string | undefined>();
   const [submitted, setSubmitted] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
   const validate = (value: string) => {
-    const result = lookupSchema(schema).safeParse({ numero: value });
+    const result = lookupSchema(schema, requiredMessage).safeParse({ numero: value });
     return result.success ? { numero: result.data.numero } : { error: result.error.issues[0]?.message ?? 'Numéro invalide.' };
   };
 
@@ -52,7 +64,7 @@ export function NumeroLookup({ label, description, submitLabel, schema = normali
           }}
           label={label}
           description={description}
-          placeholder="013…"
+          placeholder={placeholder || undefined}
           error={error}
           autoComplete="off"
           autoCapitalize="none"

@@ -8,9 +8,9 @@ export function RouteError() {
   if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
   return (
     <Stack maw={640} p="md" gap="md">
-      <Title order={1}>La page n'a pas pu s'afficher</Title>
+      <Title order={1}>La page n’a pas pu s’afficher</Title>
       <Alert color="red" title="Erreur de chargement" role="alert">
-        Le chargement de la page a échoué, souvent à cause d'une connexion internet instable. Réessayez.
+        Le chargement de la page a échoué, souvent à cause d’une connexion internet instable. Réessayez.
       </Alert>
       <Button onClick={() => window.location.reload()} w="fit-content">
         Recharger la page

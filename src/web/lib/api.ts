@@ -1,5 +1,6 @@
 /** Calls to /app/api with errors turned into French messages for people (docs/produit.md « Messages »). */
 import { MESSAGES, type CorpsErreur } from '../../domain/erreurs.js';
+import { noterReponse } from './apiActivite.js';
 
 export class ApiError extends Error {
   constructor(
@@ -34,15 +35,25 @@ export async function toApiError(response: Response): Promise<ApiError> {
   return new ApiError(response.status, body.error?.code ?? 'HTTP_ERROR', body.error?.message ?? MESSAGES.inattendue, body.error?.fields ?? {});
 }
 
-/** fetch, with a network failure or an error status thrown as an ApiError. */
+/**
+ * fetch, with a network failure or an error status thrown as an ApiError. Every answer of the API moves the
+ * session's clock (apiActivite.ts): a request is activity, and a 401 says the session is over.
+ */
 export async function fetchOk(url: string, init: RequestInit = {}): Promise<Response> {
   let response: Response;
+  const envoi = Date.now();
   try {
     response = await fetch(url, init);
   } catch {
     throw networkError();
   }
-  if (!response.ok) throw await toApiError(response);
+  const api = url.startsWith(apiUrl('/'));
+  if (!response.ok) {
+    const error = await toApiError(response);
+    if (api) noterReponse(url, envoi, Date.now(), response.status, error.code);
+    throw error;
+  }
+  if (api) noterReponse(url, envoi, Date.now(), response.status);
   return response;
 }
 

@@ -1,5 +1,7 @@
 // @vitest-environment jsdom
 import { beforeEach, describe, expect, it } from 'vitest';
+import { brouillonDemande, brouillonSignalement } from './brouillon.js';
+import { getCleSignalement, saveCleSignalement } from './clesSignalements.js';
 import { estMemorisee, getCle, numerosEnregistres, oublierToutesLesCles, saveCle, setSeSouvenir, takeCleFromHash } from './clesDAcces.js';
 
 const STORAGE_KEY = 'quartier-vivant.cles';
@@ -44,6 +46,18 @@ describe('private keys kept on this device', () => {
     expect(numerosEnregistres()).toEqual([]);
     expect(getCle('013a')).toBeUndefined();
     expect(localStorage.getItem('autre')).toBe('x');
+  });
+
+  it('forgets the technical reports’ keys and both drafts too (sign-out on a shared computer)', () => {
+    saveCleSignalement('2026-00042', 'cle-signalement');
+    brouillonDemande.ecrire({ prenom: 'Hélène' });
+    brouillonSignalement.ecrire({ email: 'helene@example.org' });
+    oublierToutesLesCles();
+    expect(getCleSignalement('2026-00042')).toBeUndefined();
+    expect(brouillonDemande.lire()).toBeNull();
+    expect(brouillonSignalement.lire()).toBeNull();
+    expect(Object.keys(localStorage).filter((k) => k.startsWith('quartier-vivant.'))).toEqual([]);
+    expect(Object.keys(sessionStorage).filter((k) => k.startsWith('quartier-vivant.'))).toEqual([]);
   });
 
   it('takes the key from the address into the session and removes it from the address', () => {

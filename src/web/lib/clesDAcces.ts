@@ -1,4 +1,6 @@
 import { useSyncExternalStore } from 'react';
+import { effacerTousLesBrouillons } from './brouillon.js';
+import { oublierClesSignalements } from './clesSignalements.js';
 
 /**
  * Private keys of housing requests kept on this device (docs/produit.md « Confidentialité »), so that a resident
@@ -80,8 +82,10 @@ export function oublierCle(numeroUnique: string): void {
   notify();
 }
 
-/** « Oublier cet appareil » and sign-out: every key goes, from both storages. */
+/** « Oublier cet appareil » and sign-out: every key goes, housing requests' (both storages) and reports', and every draft. */
 export function oublierToutesLesCles(): void {
+  effacerTousLesBrouillons();
+  oublierClesSignalements();
   for (const kind of ['session', 'local'] as const) {
     try {
       storage(kind)?.removeItem(STORAGE_KEY);

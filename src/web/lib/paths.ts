@@ -9,6 +9,8 @@ export const routes = {
   securite: '/securite',
   donneesPersonnelles: '/donnees-personnelles',
   mentionsLegales: '/mentions-legales',
+  accessibilite: '/accessibilite',
+  planDuSite: '/plan-du-site',
   connexion: '/connexion',
   invitation: '/invitation/:uid',
   deconnexion: '/deconnexion',
@@ -17,6 +19,7 @@ export const routes = {
   profil: '/profile',
   utilisateurs: '/admin/utilisateurs',
   etiquettes: '/admin/etiquettes',
+  categories: '/admin/categories',
   logement: '/logement',
   nouvelleDemande: '/logement/nouveau',
   toutesLesDemandes: '/logement/list',
@@ -24,6 +27,8 @@ export const routes = {
   technique: '/technique',
   nouveauSignalement: '/technique/nouveau',
   signalements: '/technique/list',
+  desabonnementSignalements: '/technique/desabonnement',
+  confirmationAlerte: '/technique/alertes/confirmation',
   signalement: '/technique/:numero',
 } as const;
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderWithProviders } from '../test-utils.js';
 import { cles } from './queryKeys.js';
 import { REESSAI_DIRECT_MS, useStatutEnDirect } from './statutEnDirect.js';
 
@@ -50,11 +50,7 @@ describe('useStatutEnDirect', () => {
   it('opens a new stream after a refusal (429), refreshing what it may have missed; leaves network losses to the browser', () => {
     const client = new QueryClient();
     client.setQueryData(cles.demande('013ABC123'), { statutDeLaDemande: 'En attente' });
-    const vue = render(
-      <QueryClientProvider client={client}>
-        <Suivi numero="013ABC123" />
-      </QueryClientProvider>,
-    );
+    const vue = renderWithProviders(<Suivi numero="013ABC123" />, { queryClient: client });
     expect(FauxFlux.ouverts.map((f) => f.url)).toEqual(['/app/api/evenements?numero=013ABC123']);
 
     FauxFlux.ouverts[0]!.coupe();

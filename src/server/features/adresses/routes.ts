@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { adressesQuerySchema, adressesReponseSchema, type Suggestion } from '../../../domain/adresses.js';
+import { adressesQuerySchema, adressesReponseSchema, separerComplement, type Suggestion } from '../../../domain/adresses.js';
 import { foldForSearch } from '../../../domain/normalise.js';
 import { z } from '../../../domain/zod.js';
 import { reponses } from '../../http.js';
@@ -9,6 +9,11 @@ import type { Territory } from '../../territory.js';
 const banAnswer = z.object({
   features: z.array(
     z.object({
+      // GeoJSON: longitude then latitude (WGS 84). Read when it is a valid point; a suggestion without it still counts.
+      geometry: z
+        .object({ type: z.literal('Point'), coordinates: z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]) })
+        .optional()
+        .catch(undefined),
       properties: z.object({
         label: z.string(),
         name: z.string().optional(),
@@ -64,21 +69,28 @@ export default async function adressesRoutes(scope: FastifyInstance): Promise<vo
   const { config, territory, rateLimits } = app.deps;
   let banDownUntil = 0;
 
+  /**
+   * The national address search (IGN Géoplateforme, `ADRESSE_API_URL`): the same GeoJSON answer as the former
+   * api-adresse.data.gouv.fr, here asked for addresses of the territory's commune only (`citycode`).
+   */
   async function searchBan(q: string, limit: number): Promise<Suggestion[] | null> {
     if (Date.now() < banDownUntil) return null;
     const url = new URL(config.adresseApiUrl);
     url.searchParams.set('q', q);
     url.searchParams.set('limit', String(limit));
     url.searchParams.set('autocomplete', '1');
+    url.searchParams.set('index', 'address');
+    url.searchParams.set('citycode', territory.codeInsee);
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(config.adresseApiTimeoutMs) });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const body = banAnswer.parse(await response.json());
-      return body.features.map(({ properties: p }) => ({
+      return body.features.map(({ properties: p, geometry }) => ({
         label: p.label,
         adresse: p.name ?? p.label,
         codePostal: p.postcode ?? '',
         ville: p.city ?? '',
+        ...(geometry ? { lon: geometry.coordinates[0], lat: geometry.coordinates[1] } : {}),
       }));
     } catch (error) {
       banDownUntil = Date.now() + BAN_RETRY_AFTER_MS;
@@ -92,9 +104,11 @@ export default async function adressesRoutes(scope: FastifyInstance): Promise<vo
     { config: { rateLimit: rateLimits.adresses }, schema: { querystring: adressesQuerySchema, response: reponses(200, adressesReponseSchema) } },
     async (request) => {
     const { q, limit } = request.query;
-    const ban = await searchBan(q, limit);
-    if (ban) return { data: ban, source: 'ban' as const };
-    return { data: searchTerritory(territory, q, limit), source: 'territoire' as const };
+    const { recherche, complement } = separerComplement(q);
+    const avecComplement = (suggestions: Suggestion[]) => (complement ? suggestions.map((s) => ({ ...s, complement })) : suggestions);
+    const ban = await searchBan(recherche, limit);
+    if (ban) return { data: avecComplement(ban), source: 'ban' as const };
+    return { data: avecComplement(searchTerritory(territory, recherche, limit)), source: 'territoire' as const };
     },
   );
 }

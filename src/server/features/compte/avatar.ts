@@ -58,7 +58,7 @@ export function avatarRoutes(repository: CompteRepository) {
       try {
         output = await sharp(input).rotate().resize(AVATAR_SIZE, AVATAR_SIZE, { fit: 'cover' }).webp({ quality: 80 }).toBuffer();
       } catch {
-        throw new ApiError(415, 'UNREADABLE_IMAGE', "Cette image n'a pas pu être lue. Essayez une autre photo.");
+        throw new ApiError(415, 'UNREADABLE_IMAGE', "Cette image n’a pas pu être lue. Essayez une autre photo.");
       }
       const version = randomUUID();
       const temp = storage.createTemp();

@@ -1,7 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   adresseNonConfirmee,
+  echeancesSessionSchema,
   inscriptionSchema,
   modificationProfilSchema,
   moiSchema,
@@ -16,8 +18,10 @@ import { MESSAGES } from '../../../domain/erreurs.js';
 import { foldForSearch } from '../../../domain/normalise.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
+import { ACTIVITY_WRITE_EVERY_MS, sessionEnds } from '../../auth/sessions.js';
 import type { UserRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
+import { origineRefuseeError } from '../../securite/origine.js';
 import { reponses } from '../../http.js';
 import type { CompteRepository } from './repository.js';
 import type { CompteService } from './service.js';
@@ -38,15 +42,34 @@ async function found(repository: CompteRepository, uid: string): Promise<UserRow
   return user;
 }
 
+/**
+ * Whether a sign-up was sent by a page of another site (login CSRF: that site would sign the visitor's browser
+ * in to an account of its making). It carries no session cookie, so the hook of securite/origine.ts lets it
+ * by; this is the rule better-auth applies to its own sign-in (src/server/auth/index.ts): an Origin must be
+ * the site's (`null` is not), else a Referer, when sent, must be of the site. Neither (a client that is not
+ * a browser): allowed, as there.
+ */
+function inscriptionDAilleurs(headers: IncomingHttpHeaders, publicOrigin: string): boolean {
+  const { origin, referer } = headers;
+  if (origin !== undefined) return origin !== publicOrigin;
+  return typeof referer === 'string' && !referer.startsWith(`${publicOrigin}/`);
+}
+
 /** Routes anyone may call: sign-up, public profiles (what the viewer may see of them). */
 export function routesPubliques({ repository, service }: Deps) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
-    const { rateLimits } = app.deps;
+    const { rateLimits, config } = app.deps;
+    const publicOrigin = new URL(config.publicUrl).origin;
 
     app.post(
       '/user/inscription',
-      { config: { rateLimit: rateLimits.inscription }, schema: { body: inscriptionSchema, response: reponses(201, z.object({ data: profilPersonnelSchema })) } },
+      {
+        config: { rateLimit: rateLimits.inscription },
+        // Before the body is read: a sign-up from another site is refused whatever it holds.
+        onRequest: (request, _reply, done) => done(inscriptionDAilleurs(request.headers, publicOrigin) ? origineRefuseeError() : undefined),
+        schema: { body: inscriptionSchema, response: reponses(201, z.object({ data: profilPersonnelSchema })) },
+      },
       async (request, reply) => {
         const { user, cookies } = await service.inscrire(request.body, request.headers);
         if (cookies.length > 0) reply.header('set-cookie', cookies);
@@ -105,6 +128,27 @@ export function routesCompte({ repository, service }: Deps) {
           // Followers and followees are neighbours: they see each other's name and picture.
           followers: followers.map((u) => toPublic(u, 'complet')),
           following: following.map((u) => toPublic(u, 'complet')),
+        },
+      };
+    });
+
+    /*
+     * When the session ends (the warning of src/web/features/compte/FinDeSession.tsx). Its guard read the session
+     * and applied the limits, writing the activity time when due: calling it is « Rester connecté ». No
+     * other query: the cheapest request that counts as activity.
+     */
+    app.get('/user/session', { schema: { response: reponses(200, z.object({ data: echeancesSessionSchema })) } }, async (request) => {
+      const me = (await compteDe(request))!;
+      const ends = sessionEnds(me.session, me.userType);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      return {
+        data: {
+          maintenant: iso(Date.now()),
+          derniereActivite: iso(ends.lastActiveAt),
+          finInactivite: iso(ends.idleEnd),
+          finAbsolue: iso(ends.absoluteEnd),
+          inactiviteMs: ends.idleMs,
+          activiteEcriteToutesLesMs: ACTIVITY_WRITE_EVERY_MS,
         },
       };
     });

@@ -12,6 +12,7 @@ import type { UserRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { placeSlugs, type CompteRepository } from './repository.js';
 import { avatarKey } from './avatar.js';
+import { detacherSignalementsDuCompte } from './donnees-signalements.js';
 import { mailCompteSupprime } from './mails.js';
 import { DEFAULT_PIC, pictureVersion, type Regard } from './vues.js';
 
@@ -19,7 +20,7 @@ const EMAIL_TAKEN = 'Un compte existe déjà avec cette adresse e-mail. Connecte
 const RUE_INCONNUE = 'Choisissez votre rue dans la liste.';
 const MOT_DE_PASSE_INCORRECT = 'Mot de passe incorrect. Saisissez le mot de passe de votre compte pour confirmer la suppression.';
 export const MESSAGE_ROLE_PROTEGE =
-  "Un compte de gestionnaire ou d'administrateur ne peut pas être supprimé ainsi : demandez à un administrateur de lui rendre le rôle d'habitant, puis recommencez.";
+  "Un compte de gestionnaire ou d’administrateur ne peut pas être supprimé ainsi : demandez à un administrateur de lui rendre le rôle d’habitant, puis recommencez.";
 
 /** State changes of accounts. */
 export class CompteService {
@@ -36,8 +37,8 @@ export class CompteService {
 
   /**
    * « Supprimer mon compte »: a resident's own account, with its password when it has one. One transaction
-   * deletes its rows (CompteRepository.supprimer) and queues the confirmation e-mail; the picture and the
-   * throttle rows go after. Managers and admins sign the status history: their account changes role first.
+   * deletes its rows (CompteRepository.supprimer), detaches its technical reports (detacherSignalementsDuCompte)
+   * and queues the confirmation e-mail; the picture and the throttle rows go after. Managers and admins sign the status history: their account changes role first.
    */
   async supprimerCompte(uid: string, motDePasse: string | undefined): Promise<void> {
     const { repository, auth, mailer, storage, throttle } = this.deps;
@@ -52,12 +53,14 @@ export class CompteService {
       }
     }
     await repository.transaction(async (trx) => {
+      // The technical reports first: they stay, without the account (compte/donnees-signalements.ts).
+      const signalements = await detacherSignalementsDuCompte(trx, user);
       const kept = await repository.supprimer(uid, trx);
-      await mailer.enqueue(mailCompteSupprime(user.email, kept), { trx });
+      await mailer.enqueue(mailCompteSupprime({ email: user.email, prenom: user.prenom }, kept, signalements), { trx });
     });
     const version = pictureVersion(user);
     if (version) await storage.remove(avatarKey(user.id, version)).catch(() => undefined);
-    await Promise.all([throttle.forget('sign-in', user.email), throttle.forget('reset', user.email)]);
+    await Promise.all([throttle.forget('sign-in', user.email), throttle.forget('reset', user.email), throttle.forget('verification', user.email)]);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Avis } from '../../../domain/documents.js';
+import { CATEGORIE_PIECE, type Avis } from '../../../domain/documents.js';
 import type { EtatCorrection } from '../../../domain/corrections.js';
 import type { Db } from '../../db/index.js';
 import type { CorrectionRow, DocumentRow } from '../../db/schema.js';
@@ -46,7 +46,8 @@ export class CorrectionsRepository {
   /** The request's documents among `ids`. */
   documents(housingRequestId: string, ids: readonly string[], trx: Db = this.db): Promise<DocumentRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return trx.selectFrom('documents').selectAll().where('housingRequestId', '=', housingRequestId).where('id', 'in', ids).execute();
+    // A message's attachments are not the request's documents: no review, no « à remplacer ».
+    return trx.selectFrom('documents').selectAll().where('housingRequestId', '=', housingRequestId).where('id', 'in', ids).where('category', '!=', CATEGORIE_PIECE).execute();
   }
 
   /** Records a manager's review of one document; answers the document as it now is, or undefined. */
@@ -56,6 +57,7 @@ export class CorrectionsRepository {
     avis: { avis: Avis | null; motif: string | null; par: string; le: string },
     trx: Db,
   ): Promise<DocumentRow | undefined> {
+    if ((await this.documents(housingRequestId, [documentId], trx)).length === 0) return undefined;
     await trx
       .updateTable('documents')
       .set({ avis: avis.avis, avisMotif: avis.motif, avisPar: avis.avis ? avis.par : null, avisLe: avis.avis ? avis.le : null })

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Correction, NouvelleCorrection } from '../../../domain/corrections.js';
+import type { Correction, EtatCorrection, NouvelleCorrection } from '../../../domain/corrections.js';
+import { CHAMPS_DEMANDE, CHAMPS_MODIFIABLES, peutEtreModifiee, type DemandeModification } from '../../../domain/demande.js';
 import { estCloturee } from '../../../domain/cycleDeVie.js';
-import { AVIS, CATEGORIES, type Avis } from '../../../domain/documents.js';
+import { AVIS, libelleCategorie, type Avis } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import type { Statut } from '../../../domain/statut.js';
 import type { Config } from '../../config.js';
@@ -11,15 +12,15 @@ import type { EventBus } from '../../events/index.js';
 import type { Mailer } from '../../mail/index.js';
 import type { DemandesRepository } from '../demandes/repository.js';
 import type { InstructionRepository } from '../instruction/repository.js';
-import { mailCorrectionDemandee } from './mails.js';
+import { toComplete } from '../demandes/vues.js';
+import { mailAdresseChangee, mailCorrectionDemandee, mailCorrectionsFaites } from './mails.js';
 import type { CorrectionsRepository } from './repository.js';
 
-const blocDe = (category: string) => CATEGORIES.find((c) => c.value === category)?.label ?? category;
 /** The audit's words for a review: the block and the verdict, never the reason (a text a person wrote). */
-const detailAvis = (doc: Pick<DocumentRow, 'category'>, avis: Avis | null) => `${blocDe(doc.category)} (${avis ? AVIS[avis].toLowerCase() : 'avis retiré'})`;
+const detailAvis = (doc: Pick<DocumentRow, 'category'>, avis: Avis | null) => `${libelleCategorie(doc.category)} (${avis ? AVIS[avis].toLowerCase() : 'avis retiré'})`;
 
 const introuvable = () => new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
-const documentIntrouvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n'existe pas pour cette demande.");
+const documentIntrouvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n’existe pas pour cette demande.");
 
 /**
  * Requests for corrections and the review of documents (docs/produit.md « Corrections et vérification des
@@ -77,9 +78,12 @@ export class CorrectionsService {
     return { etat: 'demandee', motif: correction.motif, demandeeLe: correction.demandeeLe, faiteLe: null };
   }
 
-  /** The applicant says the corrections are made: the list shows « Corrections faites » until a manager closes it. */
+  /**
+   * The applicant says the corrections are made: the list shows « Corrections faites » until a manager closes
+   * it, and the manager who follows the request (else the one who asked) is told by e-mail.
+   */
   async marquerFaite(housingRequestId: string, log: FastifyBaseLogger): Promise<Correction> {
-    const { repository, demandes } = this.deps;
+    const { repository, demandes, journal, mailer, config } = this.deps;
     const le = this.deps.now().toISOString();
     const { row, correction } = await repository.transaction(async (trx) => {
       const row = await demandes.findForUpdate('', housingRequestId, trx);
@@ -89,10 +93,39 @@ export class CorrectionsService {
       if (ouverte.faiteLe) return { row: null, correction: ouverte };
       await repository.marquerFaite(ouverte.id, le, trx);
       await repository.changerEtat(row.id, 'faite', le, trx);
+      const gestionnaire = await journal.emailDuSuivi(row.id, ouverte.demandeePar, trx);
+      if (gestionnaire) await mailer.enqueue(mailCorrectionsFaites(row, config.publicUrl, gestionnaire), { trx, demandeId: row.id });
       return { row, correction: { ...ouverte, faiteLe: le } };
     });
     if (row) await this.publier(row, le, log);
     return { etat: 'faite', motif: correction.motif, demandeeLe: correction.demandeeLe, faiteLe: correction.faiteLe };
+  }
+
+  /**
+   * The applicant changes the request's fields (docs/produit.md « Modifier sa demande »): while it is at its
+   * first status, or while corrections are asked; never once closed (409 MODIFICATION_FERMEE). One
+   * transaction with the audit line (the fields' names, never their values) and, when the e-mail address
+   * changes, a word to the former address. Nothing changed: nothing written, nothing told.
+   */
+  async modifier(housingRequestId: string, input: DemandeModification, log: FastifyBaseLogger): Promise<DemandeRow> {
+    const { demandes, repository, journal, mailer } = this.deps;
+    const le = this.deps.now().toISOString();
+    const { row, change } = await repository.transaction(async (trx) => {
+      const row = await demandes.findForUpdate('', housingRequestId, trx);
+      if (!row) throw introuvable();
+      // The request's row carries the state of its open request for corrections (kept with it by changerEtat).
+      if (!peutEtreModifiee(row.statutDeLaDemande, row.correction as EtatCorrection | null)) throw new ApiError(409, 'MODIFICATION_FERMEE', MESSAGES.modificationFermee);
+      const avant = toComplete(row, []);
+      const changes = CHAMPS_MODIFIABLES.filter((champ) => JSON.stringify(avant[champ]) !== JSON.stringify(input[champ]));
+      if (changes.length === 0) return { row, change: false };
+      const updated = await demandes.modifier(row, input, le, trx);
+      const detail = changes.map((champ) => CHAMPS_DEMANDE[champ].label).join(', ');
+      await journal.journaliser({ housingRequestId: row.id, acteurUserId: null, action: 'demande-modifiee', detail, le }, trx);
+      if (updated.email !== row.email) await mailer.enqueue(mailAdresseChangee(row), { trx, demandeId: row.id });
+      return { row: updated, change: true };
+    });
+    if (change) await this.publier(row, le, log, 'modification');
+    return row;
   }
 
   /** A manager closes the open request for corrections (checked, or no longer needed). */
@@ -123,14 +156,14 @@ export class CorrectionsService {
     });
   }
 
-  private async publier(row: DemandeRow, date: string, log: FastifyBaseLogger): Promise<void> {
+  private async publier(row: DemandeRow, date: string, log: FastifyBaseLogger, quoi: 'correction' | 'modification' = 'correction'): Promise<void> {
     const statut = row.statutDeLaDemande as Statut;
     await this.deps.bus
-      .publish({ numeroUnique: row.numeroUnique, statutDeLaDemande: statut, de: statut, date, quoi: 'correction' })
+      .publish({ numeroUnique: row.numeroUnique, statutDeLaDemande: statut, de: statut, date, quoi })
       .catch((error: unknown) => log.error({ err: error }, 'publication du changement de correction impossible'));
   }
 }
 
 function aucune(): ApiError {
-  return new ApiError(409, 'AUCUNE_CORRECTION', "Aucune correction n'est demandée pour cette demande.");
+  return new ApiError(409, 'AUCUNE_CORRECTION', "Aucune correction n’est demandée pour cette demande.");
 }

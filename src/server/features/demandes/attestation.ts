@@ -1,4 +1,5 @@
-import type { PDFFont } from 'pdf-lib';
+import { createRequire } from 'node:module';
+import type { Font } from 'fontkit';
 import { formatJour } from '../../../domain/dates.js';
 import type { DemandeRow } from '../../db/schema.js';
 import { enArrierePlan } from '../../worker/index.js';
@@ -11,96 +12,187 @@ export function nomAttestation(numeroUnique: string): string {
   return `attestation-enregistrement-${numeroUnique}.pdf`;
 }
 
+type LigneAttestation = Pick<DemandeRow, 'numeroUnique' | 'prenom' | 'nom' | 'dateDEnregistrement' | 'valideJusqua'>;
+
 /**
- * Text the standard fonts can write (WinAnsi: French accents, ’, « », €, œ): any other character becomes
- * its letter without accent (ł, ő → l, o) or, failing that, « ? ».
+ * The embedded fonts (docs/decisions/0016): Arimo, metric-compatible with Helvetica (the layout is the one
+ * the standard fonts gave), OFL, with Latin (accents, ’, « », œ, €, Ł, Ć…), Greek and Cyrillic. Read once per
+ * thread: pdfkit given a path would parse each font again for every document (50 ms instead of 10).
  */
-function ecrivable(font: PDFFont, text: string): string {
-  let out = '';
-  for (const ch of text.normalize('NFC')) {
-    if (peutEcrire(font, ch)) out += ch;
-    else {
-      const base = ch.normalize('NFD').replace(/\p{M}/gu, '');
-      out += base !== ch && [...base].every((c) => peutEcrire(font, c)) ? base : '?';
-    }
-  }
-  return out;
+interface Polices {
+  regular: Font;
+  bold: Font;
+}
+let polices: Polices | undefined;
+
+async function chargerPolices(): Promise<Polices> {
+  const { openSync } = await import('fontkit');
+  const resoudre = createRequire(import.meta.url).resolve;
+  const ouvrir = (chemin: string): Font => {
+    const police = openSync(resoudre(chemin));
+    if (!('hasGlyphForCodePoint' in police)) throw new Error(`${chemin} : une collection, pas une police`);
+    return police;
+  };
+  return (polices ??= {
+    regular: ouvrir('@expo-google-fonts/arimo/400Regular/Arimo_400Regular.ttf'),
+    bold: ouvrir('@expo-google-fonts/arimo/700Bold/Arimo_700Bold.ttf'),
+  });
 }
 
-function peutEcrire(font: PDFFont, ch: string): boolean {
-  try {
-    font.encodeText(ch);
-    return true;
-  } catch {
-    return false;
-  }
+/** Text `police` can write: a character it has no glyph for (Chinese, emoji…) becomes « ? ». */
+function ecrivable(police: Font, text: string): string {
+  return [...text.normalize('NFC')].map((ch) => (police.hasGlyphForCodePoint(ch.codePointAt(0)!) ? ch : '?')).join('');
 }
 
 /**
  * « Attestation d'enregistrement de demande de logement social » (issue 10 point 8), dated `emiseLe`:
  * the numéro unique, the applicant's name, the registration date, the validity's end, the office.
+ *
+ * A tagged PDF (RGAA 13.3, PDF/UA-1): language fr-FR, the title shown by the viewer, fonts embedded with
+ * their Unicode map, and a structure tree — Document › P (the office) › H1 › P › Table (a row header and a
+ * cell per line) › P — in which every text drawn is marked content. The page draws nothing else, so it has
+ * no artifact.
  */
-export async function attestationPdf(row: Pick<DemandeRow, 'numeroUnique' | 'prenom' | 'nom' | 'dateDEnregistrement' | 'valideJusqua'>, emiseLe: Date): Promise<Buffer> {
-  // pdf-lib loads when a PDF is first composed (on the background thread: attestationHorsBoucle).
-  const { PDFDocument, rgb, StandardFonts } = await import('pdf-lib');
-  const pdf = await PDFDocument.create();
-  pdf.setTitle(`Attestation d’enregistrement — demande n° ${row.numeroUnique}`);
-  pdf.setAuthor('Mairie annexe du Jas de Bouffan, Aix-en-Provence');
-  pdf.setCreationDate(emiseLe);
-  pdf.setModificationDate(emiseLe);
-  const page = pdf.addPage([595.28, 841.89]);
-  const regular = await pdf.embedFont(StandardFonts.Helvetica);
-  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
-  const marge = 64;
-  const largeur = page.getWidth() - 2 * marge;
-  let y = page.getHeight() - marge;
+export async function attestationPdf(row: LigneAttestation, emiseLe: Date): Promise<Buffer> {
+  // pdfkit loads when a PDF is first composed (on the background thread: attestationHorsBoucle).
+  const { default: PDFDocument } = await import('pdfkit');
+  const { regular, bold } = await chargerPolices();
+  const doc = new PDFDocument({
+    size: [595.28, 841.89],
+    margin: 0,
+    pdfVersion: '1.7',
+    // @types/pdfkit lists the PDF/A subsets only; pdfkit writes pdfuaid:part 1 in the XMP metadata.
+    subset: 'PDF/UA' as PDFKit.Mixins.PDFSubsets,
+    tagged: true,
+    lang: 'fr-FR',
+    displayTitle: true,
+    info: {
+      // Also written in the XMP metadata, unescaped: the numéro unique is letters and digits only.
+      Title: `Attestation d’enregistrement — demande n° ${row.numeroUnique}`,
+      Author: 'Mairie annexe du Jas de Bouffan, Aix-en-Provence',
+      Creator: 'Quartier Vivant',
+      CreationDate: emiseLe,
+      ModDate: emiseLe,
+    },
+  });
+  const fin = new Promise<Buffer>((resolve, reject) => {
+    const morceaux: Buffer[] = [];
+    doc.on('data', (morceau: Buffer) => morceaux.push(morceau));
+    doc.on('end', () => resolve(Buffer.concat(morceaux)));
+    doc.on('error', reject);
+  });
 
-  const ligne = (text: string, options: { font?: PDFFont; size?: number; avant?: number } = {}) => {
-    const font = options.font ?? regular;
-    const size = options.size ?? 11;
-    y -= options.avant ?? 0;
-    // Long lines wrap at word boundaries.
-    let courante = '';
+  const document = doc.struct('Document');
+  doc.addStructure(document);
+  const hauteur = 841.89;
+  const marge = 64;
+  const largeur = 595.28 - 2 * marge;
+  // The baseline of the last line written, from the page's bottom (as the standard-font version counted).
+  let y = hauteur - marge;
+
+  // pdfkit takes a fontkit font as it is (PDFFontFactory.open); @types/pdfkit knows paths and bytes only.
+  doc.registerFont('regular', regular as unknown as Buffer);
+  doc.registerFont('bold', bold as unknown as Buffer);
+  doc.fillColor('#121212');
+  const style = (options: { gras?: boolean; size?: number }) => {
+    doc.font(options.gras ? 'bold' : 'regular').fontSize(options.size ?? 11);
+    return options.gras ? bold : regular;
+  };
+
+  /**
+   * Lines of at most `max` points, cut at spaces; each line but the last keeps its space, so that the marked
+   * content reads « … ci-dessous est enregistrée » and not « ci-dessousest ».
+   */
+  const couper = (text: string, max: number): string[] => {
     const lignes: string[] = [];
-    for (const mot of ecrivable(font, text).split(' ')) {
+    let courante = '';
+    for (const mot of text.split(' ')) {
       const essai = courante ? `${courante} ${mot}` : mot;
-      if (font.widthOfTextAtSize(essai, size) > largeur && courante) {
-        lignes.push(courante);
+      if (doc.widthOfString(essai) > max && courante) {
+        lignes.push(`${courante} `);
         courante = mot;
       } else courante = essai;
     }
     lignes.push(courante);
+    return lignes;
+  };
+  /** Draws `lignes` from `x`, each on the next baseline (the first one `pas` below the current one). */
+  const dessiner = (lignes: string[], x: number, pas: number) => {
+    let base = y;
     for (const l of lignes) {
-      y -= size * 1.45;
-      page.drawText(l, { x: marge, y, size, font, color: rgb(0.07, 0.07, 0.07) });
+      base -= pas;
+      doc.text(l, x, hauteur - base, { baseline: 'alphabetic', lineBreak: false });
     }
+    return base;
   };
 
-  for (const l of GUICHET) ligne(l, { size: 10 });
-  ligne('Ville d’Aix-en-Provence', { size: 10 });
-  ligne('Attestation d’enregistrement de demande de logement social', { font: bold, size: 16, avant: 36 });
-  ligne(
+  /** One block of text, in its own structure element (P, H1). */
+  const bloc = (type: 'P' | 'H1', text: string, options: { gras?: boolean; size?: number; avant?: number } = {}) => {
+    y -= options.avant ?? 0;
+    document.add(
+      doc.struct(type, {}, () => {
+        const police = style(options);
+        y = dessiner(couper(ecrivable(police, text), largeur), marge, (options.size ?? 11) * 1.45);
+      }),
+    );
+  };
+
+  for (const l of GUICHET) bloc('P', l, { size: 10 });
+  bloc('P', 'Ville d’Aix-en-Provence', { size: 10 });
+  bloc('H1', 'Attestation d’enregistrement de demande de logement social', { gras: true, size: 16, avant: 36 });
+  bloc(
+    'P',
     'La mairie annexe du Jas de Bouffan atteste que la demande de logement social ci-dessous est enregistrée. Elle est valable un an à compter de son enregistrement ou de son dernier renouvellement, et doit être renouvelée chaque année pour rester active.',
     { avant: 18 },
   );
+
+  // The request's facts: a table whose rows are headed by their label (« Numéro unique : » | 013…).
   const champs: [string, string][] = [
     ['Numéro unique', row.numeroUnique],
     ['Demandeur', `${row.prenom} ${row.nom}`.trim()],
     ['Date d’enregistrement', formatJour(row.dateDEnregistrement)],
     ['Valable jusqu’au', formatJour(row.valideJusqua)],
   ];
+  const table = doc.struct('Table');
+  document.add(table);
   y -= 12;
   for (const [label, valeur] of champs) {
-    ligne(`${label} : ${valeur}`, { font: label === 'Numéro unique' ? bold : regular, size: 12, avant: 4 });
+    const gras = label === 'Numéro unique';
+    const pas = 12 * 1.45;
+    y -= 4;
+    const ligne = doc.struct('TR');
+    table.add(ligne);
+    let decalage = 0;
+    // @types/pdfkit lacks `scope`, which pdfkit writes as the TH's /A << /O /Table /Scope /Row >>.
+    const entete = { scope: 'Row' } as PDFKit.Mixins.StructureElementOptions;
+    ligne.add(
+      doc.struct('TH', entete, () => {
+        const police = style({ gras, size: 12 });
+        const texte = `${ecrivable(police, label)} : `;
+        decalage = doc.widthOfString(texte);
+        dessiner([texte], marge, pas);
+      }),
+    );
+    ligne.add(
+      doc.struct('TD', {}, () => {
+        const police = style({ gras, size: 12 });
+        y = dessiner(couper(ecrivable(police, valeur), largeur - decalage), marge + decalage, pas);
+      }),
+    );
+    ligne.end();
   }
-  ligne('L’ancienneté de la demande court à partir de sa date d’enregistrement.', { avant: 18 });
-  ligne(`Fait à Aix-en-Provence, le ${formatJour(emiseLe.toISOString())}.`, { avant: 24 });
-  ligne('Mairie annexe du Jas de Bouffan — Quartier Vivant', { font: bold, avant: 6 });
-  return Buffer.from(await pdf.save());
+  table.end();
+
+  bloc('P', 'L’ancienneté de la demande court à partir de sa date d’enregistrement.', { avant: 18 });
+  bloc('P', `Fait à Aix-en-Provence, le ${formatJour(emiseLe.toISOString())}.`, { avant: 24 });
+  bloc('P', 'Mairie annexe du Jas de Bouffan — Quartier Vivant', { gras: true, avant: 6 });
+  document.end();
+  doc.end();
+  return fin;
 }
 
 /** The same PDF, composed on the background thread (src/server/worker): the event loop stays free. */
-export async function attestationHorsBoucle(row: Pick<DemandeRow, 'numeroUnique' | 'prenom' | 'nom' | 'dateDEnregistrement' | 'valideJusqua'>, emiseLe: Date): Promise<Buffer> {
+export async function attestationHorsBoucle(row: LigneAttestation, emiseLe: Date): Promise<Buffer> {
   const { numeroUnique, prenom, nom, dateDEnregistrement, valideJusqua } = row;
   const bytes = await enArrierePlan('attestation', { numeroUnique, prenom, nom, dateDEnregistrement, valideJusqua }, emiseLe.toISOString());
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

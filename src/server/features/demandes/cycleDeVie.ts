@@ -4,12 +4,13 @@ import { formatJour } from '../../../domain/dates.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { STATUT_INITIAL, STATUT_RADIEE, isStatut, type Statut } from '../../../domain/statut.js';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/index.js';
+import type { Db, DbKind } from '../../db/index.js';
 import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import type { EventBus } from '../../events/index.js';
 import type { Mailer } from '../../mail/index.js';
 import type { Storage } from '../../storage/index.js';
+import { conserverSignalements, type BilanSignalements } from '../compte/donnees-signalements.js';
 import { effacerDemande } from './effacement.js';
 import { mailRadiation, mailRappelRenouvellement } from './mails.js';
 import type { DemandesRepository } from './repository.js';
@@ -17,7 +18,9 @@ import type { DemandesRepository } from './repository.js';
 /**
  * The life cycle of a request (docs/produit.md « Cycle de vie d'une demande », docs/operations.md « Cycle de
  * vie des demandes et purge »): renewal and reactivation by the requester, and the daily job that sends the
- * reminders, strikes off the requests not renewed and purges those whose retention year is over.
+ * reminders, strikes off the requests not renewed and purges those whose retention year is over. The same job
+ * applies the technical reports' retention (compte/donnees-signalements.ts), so that one lease and one daily
+ * run cover every personal data with a retention period.
  */
 export interface CycleDeps {
   repository: DemandesRepository;
@@ -27,6 +30,8 @@ export interface CycleDeps {
   config: Pick<Config, 'publicUrl' | 'cycleDeVie'>;
   now: () => Date;
   log: FastifyBaseLogger;
+  /** The database of the technical reports' retention step; without it (some tests) the step is skipped. */
+  signalements?: { db: Db; kind: DbKind };
 }
 
 /** The request's life cycle as its requester and the managers see it. */
@@ -121,7 +126,7 @@ const BAIL_MS = 10 * 60_000;
 /** How often each instance looks whether the day's run is due. */
 export const VERIFIER_TOUTES_MS = 5 * 60_000;
 
-export interface Bilan {
+export interface Bilan extends Partial<BilanSignalements> {
   rappels: number;
   radiees: number;
   purgees: number;
@@ -170,6 +175,19 @@ export async function executerCycleDeVie(deps: CycleDeps, options: { force?: boo
     bilan.rappels = await envoyerRappels(deps, arret, () => repository.prolongerBail(TACHE, bail()));
     bilan.radiees = await radier(deps, arret, () => repository.prolongerBail(TACHE, bail()));
     bilan.purgees = await purger(deps, arret, () => repository.prolongerBail(TACHE, bail()));
+    if (deps.signalements && !arret.arrete) {
+      const { db, kind } = deps.signalements;
+      let premier = true;
+      Object.assign(
+        bilan,
+        await conserverSignalements(db, kind, deps.now(), async () => {
+          if (arret.arrete) return false;
+          if (!premier) await repository.prolongerBail(TACHE, bail());
+          premier = false;
+          return true;
+        }),
+      );
+    }
     fini = !arret.arrete;
     log.info({ ...bilan, interrompue: arret.arrete }, 'cycle de vie des demandes : tâche quotidienne passée');
     return bilan;
@@ -276,7 +294,8 @@ async function purger(deps: CycleDeps, arret: Arret, prolonger: () => Promise<vo
  * The in-process scheduler: looks at start, then every 5 minutes, whether the day's run is due (each
  * instance does; the lease lets one run it). Stops when the app closes, between two requests.
  */
-export function planifierCycleDeVie(app: FastifyInstance, deps: CycleDeps): void {
+export function planifierCycleDeVie(app: FastifyInstance, cycle: CycleDeps): void {
+  const deps: CycleDeps = { signalements: { db: app.deps.db, kind: app.deps.dbKind }, ...cycle };
   const arret: Arret = { arrete: false };
   let courant: Promise<unknown> = Promise.resolve();
   const tourner = () => {

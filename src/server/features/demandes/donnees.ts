@@ -9,14 +9,13 @@ import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { fichier } from '../../http.js';
 import type { Storage } from '../../storage/index.js';
+import { ajouterSignalements, donneesSignalements } from '../compte/donnees-signalements.js';
 import { CompteRepository } from '../compte/repository.js';
 import { toPersonnel, toPublic } from '../compte/vues.js';
 import { USER_FILE_HEADERS } from './routes.js';
 import type { DemandesRepository } from './repository.js';
+import { nomsDansLeZip } from './upload.js';
 import { toComplete } from './vues.js';
-
-/** A document's file name inside an export: its stored name (category, position, safe name), unique in the request. */
-const nomDansLeZip = (storageKey: string) => storageKey.split('/').pop()!;
 
 /**
  * A zip streamed as it is written (no compression: PDF and JPEG already are), with the headers of every
@@ -40,6 +39,7 @@ export async function ajouterDemande(archive: archiverType.Archiver, deps: { rep
   const { repository, storage } = deps;
   const dossier = `demande-${row.numeroUnique}/`;
   const docs = await repository.listDocuments(row.id);
+  const noms = nomsDansLeZip(docs);
   const { acces: _acces, documents: _documents, correction: _correction, ...champs } = toComplete(row, docs);
   const json = {
     ...champs,
@@ -53,7 +53,7 @@ export async function ajouterDemande(archive: archiverType.Archiver, deps: { rep
       deposeLe: d.uploadedAt,
       avis: d.avis,
       motifAvis: d.avisMotif,
-      fichier: `documents/${nomDansLeZip(d.storageKey)}`,
+      fichier: `documents/${noms.get(d.id)!}`,
     })),
     // What the town hall asked the person to correct, and when they answered: written to them.
     corrections: (await repository.corrections(row.id)).map((c) => ({ motif: c.motif, demandeeLe: c.demandeeLe, faiteLe: c.faiteLe, closeLe: c.closeLe })),
@@ -61,26 +61,32 @@ export async function ajouterDemande(archive: archiverType.Archiver, deps: { rep
     historique: await repository.historique(row.id, false, true),
   };
   archive.append(JSON.stringify(json, null, 2), { name: `${dossier}demande.json` });
-  for (const doc of docs) archive.append(storage.read(doc.storageKey), { name: `${dossier}documents/${nomDansLeZip(doc.storageKey)}`, date: new Date(doc.uploadedAt) });
+  for (const doc of docs) archive.append(storage.read(doc.storageKey), { name: `${dossier}documents/${noms.get(doc.id)!}`, date: new Date(doc.uploadedAt) });
 }
 
 /**
  * « Télécharger mes données » (registered in the signed-in scope): compte.json (the profile, who the
- * account follows and who follows it, as the profile page shows them) and each request it owns, as
- * `ajouterDemande` writes it.
+ * account follows and who follows it, as the profile page shows them), each request it owns, as
+ * `ajouterDemande` writes it, and its technical reports (compte/donnees-signalements.ts): each report it made
+ * under `signalement-<numéro>/` with its photos, the followings and the district alert of its confirmed address.
  */
 export function routesDonneesCompte(deps: { repository: DemandesRepository }) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
-    const { db, storage } = app.deps;
+    const { db, storage, config } = app.deps;
     const comptes = new CompteRepository(db);
 
     app.get('/compte/export.zip', { schema: { response: fichier() } }, async (request, reply) => {
       const me = (await compteDe(request))!;
       const user = await comptes.findById(me.id);
       if (!user) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
-      const [followers, following, demandes] = await Promise.all([comptes.related(user.id, 'followers'), comptes.related(user.id, 'following'), repository.listByOwner(user.id)]);
+      const [followers, following, demandes, signalements] = await Promise.all([
+        comptes.related(user.id, 'followers'),
+        comptes.related(user.id, 'following'),
+        repository.listByOwner(user.id),
+        donneesSignalements(db, user),
+      ]);
       const archive = zipStream(request, reply, `quartier-vivant-mes-donnees-${new Date().toISOString().slice(0, 10)}.zip`);
       const compte = {
         profil: toPersonnel(user),
@@ -88,9 +94,11 @@ export function routesDonneesCompte(deps: { repository: DemandesRepository }) {
         abonnements: following.map((u) => toPublic(u, 'complet')),
         abonnes: followers.map((u) => toPublic(u, 'complet')),
         demandes: demandes.map((d) => `demande-${d.numeroUnique}/demande.json`),
+        ...signalements.compte,
       };
       archive.append(JSON.stringify(compte, null, 2), { name: 'compte.json' });
       for (const row of demandes) await ajouterDemande(archive, { repository, storage }, row);
+      ajouterSignalements(archive, config.dataDir, signalements);
       void archive.finalize();
       return reply.send(archive);
     });

@@ -1,3 +1,4 @@
+import { CATEGORIE_PIECE } from '../../../domain/documents.js';
 import { MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE, peutSupprimerDocument } from '../../../domain/effacement.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { ApiError } from '../../errors.js';
@@ -61,9 +62,11 @@ export async function supprimerDocument(
   at: Date,
 ): Promise<void> {
   const { repository, storage } = deps;
-  const introuvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n'existe pas pour cette demande.");
+  const introuvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n’existe pas pour cette demande.");
   const doc = await repository.findDocument(demande.id, documentId);
   if (!doc) throw introuvable();
+  // A message's attachment belongs to the thread, which no one rewrites.
+  if (doc.category === CATEGORIE_PIECE) throw new ApiError(409, 'DOCUMENT_VERROUILLE', 'Une pièce jointe d’un message ne peut pas être supprimée : envoyez un nouveau message.');
   const deleted = await repository.transaction(async (trx) => {
     const row = await repository.findForUpdate(demande.numeroUnique, demande.id, trx);
     if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);

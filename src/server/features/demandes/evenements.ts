@@ -1,23 +1,15 @@
-import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { numeroUniqueParamSchema } from '../../../domain/demande.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { garde } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
+import { fluxEnDirect } from '../../events/flux.js';
 import { fichier } from '../../http.js';
 import type { DemandesRepository } from './repository.js';
 
 const evenementsQuery = z.object({ numero: numeroUniqueParamSchema.optional() });
-
-/** Seconds a refused client is asked to wait before opening a stream again. */
-const RETRY_AFTER_S = 30;
-
-function tooMany(reply: FastifyReply, message: string): ApiError {
-  reply.header('Retry-After', String(RETRY_AFTER_S));
-  return new ApiError(429, 'RATE_LIMITED', message);
-}
 
 /**
  * Live status changes (Server-Sent Events, docs/decisions/0006): managers hear every change; anyone
@@ -28,12 +20,9 @@ function tooMany(reply: FastifyReply, message: string): ApiError {
 export function evenementsRoutes({ repository }: { repository: DemandesRepository }) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
-    const { bus, config } = app.deps;
-    const streams = new Set<() => void>();
-    const parIp = new Map<string, number>();
-    app.addHook('onClose', async () => {
-      for (const end of streams) end();
-    });
+    const { bus } = app.deps;
+    const flux = fluxEnDirect();
+    app.addHook('onClose', async () => flux.fermer());
     const gestionnaire = garde('gestionnaire');
 
     app.get(
@@ -49,48 +38,15 @@ export function evenementsRoutes({ repository }: { repository: DemandesRepositor
         },
       },
       async (request, reply) => {
-        const ip = request.ip;
-        if (streams.size >= config.sseMax.total) {
-          throw tooMany(reply, 'Le suivi en direct est complet pour le moment. Réessayez dans une minute ; en attendant, rechargez la page pour voir le statut.');
-        }
-        const fromIp = parIp.get(ip) ?? 0;
-        if (fromIp >= config.sseMax.parIp) {
-          throw tooMany(reply, 'Trop de suivis en direct sont ouverts depuis votre adresse. Fermez des onglets de Quartier Vivant, puis réessayez dans une minute.');
-        }
-        parIp.set(ip, fromIp + 1);
-
         const only = request.query.numero;
-        reply.hijack();
-        const res = reply.raw;
-        // The headers set so far (security headers) go too: a hijacked answer skips Fastify's own writing.
-        res.writeHead(200, {
-          ...(reply.getHeaders() as OutgoingHttpHeaders),
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'private, no-store, no-transform',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
+        flux.ouvrir(app, request, reply, {
+          nom: 'statut',
+          complet: 'Le suivi en direct est complet pour le moment. Réessayez dans une minute ; en attendant, rechargez la page pour voir le statut.',
+          abonner: (envoyer) =>
+            bus.subscribe((event) => {
+              if (only === undefined || event.numeroUnique === only) envoyer(event);
+            }),
         });
-        res.write('retry: 3000\n\n');
-        const unsubscribe = bus.subscribe((event) => {
-          if (only !== undefined && event.numeroUnique !== only) return;
-          res.write(`event: statut\ndata: ${JSON.stringify(event)}\n\n`);
-        });
-        const keepAlive = setInterval(() => res.write(': ok\n\n'), 25_000);
-        const end = () => {
-          // Reached from the client's close, the server's close and the response's own end: counts once.
-          if (!streams.delete(end)) return;
-          const left = (parIp.get(ip) ?? 1) - 1;
-          if (left > 0) parIp.set(ip, left);
-          else parIp.delete(ip);
-          clearInterval(keepAlive);
-          unsubscribe();
-          res.end();
-        };
-        streams.add(end);
-        request.raw.on('close', end);
-        res.on('close', end);
-        // A client gone before the listeners were attached.
-        if (res.destroyed) end();
       },
     );
   };

@@ -19,7 +19,7 @@ function pomper(rows: AsyncIterable<DemandeRow>, sortie: NodeJS.WritableStream &
       for await (const row of rows) await ecrire(toComplete(row, []));
       await fin();
     } catch (error) {
-      log.error({ err: error }, "l'export a échoué en cours de route");
+      log.error({ err: error }, "l’export a échoué en cours de route");
       sortie.destroy(error as Error);
     }
   })();

@@ -70,9 +70,9 @@ async function balayerLesRestes(app: FastifyInstance, deps: Balayage): Promise<v
     try {
       const removed: Balayes = await sweepLeftovers(deps, options);
       if (closing) return;
-      if (removed.temp + removed.orphans + removed.stubs > 0) app.log.warn({ ...removed }, "restes d'écritures interrompues supprimés");
+      if (removed.temp + removed.orphans + removed.stubs > 0) app.log.warn({ ...removed }, "restes d’écritures interrompues supprimés");
     } catch (error) {
-      if (!closing) app.log.error({ err: error }, "le nettoyage des restes d'écritures interrompues a échoué");
+      if (!closing) app.log.error({ err: error }, "le nettoyage des restes d’écritures interrompues a échoué");
     }
   };
   if (app.deps.dbKind === 'sqlite') await balayer({ olderThanMs: 0 });

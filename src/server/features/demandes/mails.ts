@@ -1,5 +1,5 @@
 import { formatJour } from '../../../domain/dates.js';
-import type { Mail } from '../../mail/index.js';
+import { salutation, type Mail } from '../../mail/index.js';
 import type { DemandeRow } from '../../db/schema.js';
 
 /** The e-mails of a housing request, as the applicant reads them. */
@@ -7,12 +7,24 @@ import type { DemandeRow } from '../../db/schema.js';
 /** The last line of every e-mail about a request (corrections and messages sign the same). */
 export const SIGNATURE = 'Quartier Vivant — mairie annexe du Jas de Bouffan, Aix-en-Provence';
 
+/** The request's page, without its key (a link in an e-mail must not open it to whoever reads the mail). */
+export const pageDeLaDemande = (publicUrl: string, numeroUnique: string) => `${publicUrl}/logement/${encodeURIComponent(numeroUnique)}`;
+
+/** A word to a manager about a request: what happened, in one sentence, and the request's page; no personal data. */
+export function mailGestionnaire(row: Pick<DemandeRow, 'numeroUnique'>, publicUrl: string, to: string, sujet: string, phrase: string): Mail {
+  return {
+    to,
+    subject: `${sujet} — demande de logement n° ${row.numeroUnique}`,
+    text: [salutation(), '', phrase, pageDeLaDemande(publicUrl, row.numeroUnique), '', SIGNATURE].join('\n'),
+  };
+}
+
 export function mailDemandeEnregistree(row: DemandeRow, privateLink: string): Mail {
   return {
     to: row.email,
     subject: `Votre demande de logement n° ${row.numeroUnique} est enregistrée`,
     text: [
-      `Bonjour ${row.prenom},`,
+      salutation(row.prenom),
       '',
       `Votre demande de logement social (numéro unique ${row.numeroUnique}) a bien été enregistrée par la mairie annexe du Jas de Bouffan.`,
       `Son statut actuel : ${row.statutDeLaDemande}.`,
@@ -37,14 +49,14 @@ export function mailStatutChange(row: DemandeRow, publicUrl: string, motif?: str
     to: row.email,
     subject: `Votre demande de logement n° ${row.numeroUnique} : ${row.statutDeLaDemande}`,
     text: [
-      `Bonjour ${row.prenom},`,
+      salutation(row.prenom),
       '',
       `Le statut de votre demande de logement social (numéro unique ${row.numeroUnique}) a changé.`,
       `Nouveau statut : ${row.statutDeLaDemande}.`,
       ...(motif ? ['', 'Motif indiqué par la mairie annexe :', motif] : []),
       '',
       'Suivez votre demande ici (ouvrez votre lien privé pour voir son détail et envoyer des documents) :',
-      `${publicUrl}/logement/${encodeURIComponent(row.numeroUnique)}`,
+      pageDeLaDemande(publicUrl, row.numeroUnique),
       '',
       SIGNATURE,
     ].join('\n'),
@@ -57,7 +69,7 @@ export function mailDemandeEffacee(row: DemandeRow, parLaMairie: boolean): Mail 
     to: row.email,
     subject: parLaMairie ? `Votre demande de logement n° ${row.numeroUnique} a été effacée` : `Votre demande de logement n° ${row.numeroUnique} a été retirée`,
     text: [
-      `Bonjour ${row.prenom},`,
+      salutation(row.prenom),
       '',
       parLaMairie
         ? `À votre demande, la mairie annexe du Jas de Bouffan a effacé votre demande de logement social (numéro unique ${row.numeroUnique}).`
@@ -77,7 +89,7 @@ export function mailNouveauLien(row: DemandeRow, privateLink: string): Mail {
     to: row.email,
     subject: `Votre nouveau lien privé — demande de logement n° ${row.numeroUnique}`,
     text: [
-      `Bonjour ${row.prenom},`,
+      salutation(row.prenom),
       '',
       `Un nouveau lien privé a été demandé pour votre demande de logement social (numéro unique ${row.numeroUnique}). Le voici :`,
       privateLink,
@@ -96,12 +108,12 @@ export function mailRappelRenouvellement(row: DemandeRow, publicUrl: string): Ma
     to: row.email,
     subject: `Renouvelez votre demande de logement n° ${row.numeroUnique} avant le ${formatJour(row.valideJusqua)}`,
     text: [
-      `Bonjour ${row.prenom},`,
+      salutation(row.prenom),
       '',
       `Votre demande de logement social (numéro unique ${row.numeroUnique}) est valable jusqu’au ${formatJour(row.valideJusqua)}.`,
       'Pour qu’elle reste active, renouvelez-la avant cette date : ouvrez votre lien privé (celui reçu lors de l’enregistrement) et cliquez sur « Renouveler ma demande ». Cela ne prend qu’un clic et votre ancienneté est conservée.',
       '',
-      `Votre demande : ${publicUrl}/logement/${encodeURIComponent(row.numeroUnique)}`,
+      `Votre demande : ${pageDeLaDemande(publicUrl, row.numeroUnique)}`,
       'Si vous avez perdu votre lien privé, vous pouvez en recevoir un nouveau depuis cette page (« Renvoyer mon lien privé »).',
       '',
       'Sans renouvellement, la demande sera radiée un mois après cette date.',
@@ -117,12 +129,12 @@ export function mailRadiation(row: DemandeRow, publicUrl: string, reactivableJus
     to: row.email,
     subject: `Votre demande de logement n° ${row.numeroUnique} a été radiée`,
     text: [
-      `Bonjour ${row.prenom},`,
+      salutation(row.prenom),
       '',
       `Votre demande de logement social (numéro unique ${row.numeroUnique}) n’a pas été renouvelée : elle était valable jusqu’au ${formatJour(row.valideJusqua)}. Elle est donc radiée.`,
       '',
       `Vous pouvez la réactiver jusqu’au ${formatJour(reactivableJusqua)}, en gardant son ancienneté (enregistrée le ${formatJour(row.dateDEnregistrement)}) : ouvrez votre lien privé et cliquez sur « Réactiver ma demande ».`,
-      `Votre demande : ${publicUrl}/logement/${encodeURIComponent(row.numeroUnique)}`,
+      `Votre demande : ${pageDeLaDemande(publicUrl, row.numeroUnique)}`,
       '',
       'Passé cette date, il faudra déposer une nouvelle demande. Vos informations seront effacées un an après la radiation.',
       '',

@@ -247,7 +247,7 @@ function inspect(bytes: Buffer): VerdictPdf {
   const text = bytes.toString('latin1');
   const context = PDFContext.create();
   const headers = [...text.matchAll(/(?<![\d.])(\d{1,10})[\0\t\n\f\r ]+(\d{1,5})[\0\t\n\f\r ]+obj(?![A-Za-z])/gu)];
-  if (headers.length > MAX_OBJECTS) throw new Illisible("trop d'objets");
+  if (headers.length > MAX_OBJECTS) throw new Illisible("trop d’objets");
 
   // 1. Every object the file holds at top level, each read within its own stretch of bytes.
   const tops: TopObject[] = [];

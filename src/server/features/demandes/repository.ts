@@ -7,6 +7,7 @@ import {
   TOTAL_BORNE,
   type Compteurs,
   type DemandeCreation,
+  type DemandeModification,
   type EvenementStatut,
   type LigneDemande,
   type ListeDemandes,
@@ -140,6 +141,21 @@ export class DemandesRepository {
   }
 
   /**
+   * The applicant's new values of the fields (every field but the numéro), with the search text and the sort
+   * keys that follow them; answers the row as it now is.
+   */
+  async modifier(row: DemandeRow, input: DemandeModification, at: string, trx: Db): Promise<DemandeRow> {
+    const champs = { ...input, quartierSouhaite: JSON.stringify(input.quartierSouhaite) };
+    const updated: DemandeRow = { ...row, ...champs, updatedAt: at };
+    await trx
+      .updateTable('housingRequests')
+      .set({ ...champs, updatedAt: at, searchText: texteDeRecherche(toComplete(updated, [])), nomTri: foldForSearch(input.nom), prenomTri: foldForSearch(input.prenom) })
+      .where('id', '=', row.id)
+      .execute();
+    return updated;
+  }
+
+  /**
    * Sets the status (with its sort rank and the search text that shows it). Becoming Radiée, Refusé or
    * Attribué starts the retention year (`cloturee_le`); leaving them ends it; a striking off by the daily job ends with it.
    */
@@ -267,10 +283,18 @@ export class DemandesRepository {
    * request's totals: the request's row is locked first (PostgreSQL; SQLite writes one transaction at a
    * time), so two uploads at once cannot both pass the per-request quota. `check` throws to refuse; nothing is then written.
    */
-  async insertDocumentsChecked(row: DemandeRow, rows: DocumentRow[], at: string, check: (totaux: { fichiers: number; octets: number }) => void): Promise<void> {
+  async insertDocumentsChecked(
+    row: DemandeRow,
+    rows: DocumentRow[],
+    at: string,
+    check: (totaux: { fichiers: number; octets: number }) => void,
+    /** Written first in the same transaction (a message, whose attachments these are). */
+    avant?: (trx: Db) => Promise<void>,
+  ): Promise<void> {
     await this.transaction(async (trx) => {
       await this.findForUpdate(row.numeroUnique, row.id, trx);
       check(await this.totauxDocuments(row.id, trx));
+      await avant?.(trx);
       await trx.insertInto('documents').values(rows).execute();
       await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', row.id).execute();
     });
@@ -307,7 +331,16 @@ export class DemandesRepository {
     if (q.suivi === 'moi') out = out.where(sql<boolean>`${col('suivie_par')} = ${q.suiviePar ?? ''}`);
     if (q.onglet) out = out.where(sql<boolean>`${col('statut_de_la_demande')} in (${sql.join(ONGLETS[q.onglet].statuts)})`);
     if (q.correction) out = out.where(sql<boolean>`${col('correction')} = ${q.correction}`);
-    if (q.etiquette) out = out.where(sql<boolean>`${col('id')} in (select housing_request_id from demande_etiquettes where etiquette_id = ${q.etiquette})`);
+    if (q.etiquette) {
+      const porteurs = sql`select housing_request_id from demande_etiquettes where etiquette_id = ${q.etiquette}`;
+      // SQLite with a search: the label's requests as rowids, read from the primary key's index alone, so that
+      // both sets meet by rowid and only the rows in both are read, not every row the search matches (at 100,000,
+      // label + "martin" p50 84 -> 53 ms). Without a search, by id: the label's own index serves it better.
+      out =
+        trigrammes && this.kind === 'sqlite'
+          ? out.where(sql<boolean>`${col('rowid')} in (select rowid from housing_requests where id in (${porteurs}))`)
+          : out.where(sql<boolean>`${col('id')} in (${porteurs})`);
+    }
     if (q.expiration === 'radiee') out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${STATUT_RADIEE}`);
     else if (q.expiration) {
       // Written as migration 0011's partial index of open requests (literals): SQLite then reads that index.

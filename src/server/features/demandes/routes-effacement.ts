@@ -14,9 +14,9 @@ import { effacerDemande, supprimerDocument } from './effacement.js';
 import { DUREE_MINIMALE_RENVOI_MS, renvoyerLien } from './renvoi-lien.js';
 import type { DemandesRepository } from './repository.js';
 
-const documentParams = numeroUniqueParamsSchema.extend({ id: z.uuid({ error: "Ce document n'existe pas pour cette demande." }) });
+const documentParams = numeroUniqueParamsSchema.extend({ id: z.uuid({ error: "Ce document n’existe pas pour cette demande." }) });
 const renvoiBody = z.object({
-  email: z.string({ error: "L'adresse e-mail est obligatoire." }).max(320, { error: "L'adresse e-mail est trop longue." }),
+  email: z.string({ error: "L’adresse e-mail est obligatoire." }).max(320, { error: "L’adresse e-mail est trop longue." }),
 });
 const fait = () => reponses(200, z.object({ data: z.object({ message: z.string() }) }));
 

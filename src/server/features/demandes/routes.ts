@@ -10,7 +10,7 @@ import {
   evenementStatutSchema,
   numeroUniqueParamsSchema,
 } from '../../../domain/demande.js';
-import { CATEGORIES, documentsParCategorieSchema } from '../../../domain/documents.js';
+import { documentsParCategorieSchema, libelleCategorie } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
@@ -20,10 +20,10 @@ import type { InstructionRepository } from '../instruction/repository.js';
 import { demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
-import { receiveDocuments } from './upload.js';
+import { nomsDansLeZip, receiveDocuments } from './upload.js';
 import { groupDocuments, toComplete, toStatutVue } from './vues.js';
 
-const documentParams = numeroUniqueParamsSchema.extend({ id: z.uuid({ error: "Ce document n'existe pas pour cette demande." }) });
+const documentParams = numeroUniqueParamsSchema.extend({ id: z.uuid({ error: "Ce document n’existe pas pour cette demande." }) });
 /**
  * Headers of every user file (a document, the zip): the browser renders it in a sandbox with no script,
  * no plugin of the page's and no subresource, never guesses another type, never keeps a copy, and no
@@ -98,15 +98,16 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
     app.get('/logement/:numeroUnique/documents.zip', { schema: { params: numeroUniqueParamsSchema, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       const docs = await repository.listDocuments(row.id);
-      if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n'a encore aucun document.");
+      if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n’a encore aucun document.");
       await journaliserConsultation(request, row.id, 'documents-zip');
       // archiver loads with the first zip asked for.
       const { default: archiver } = await import('archiver');
       const archive = archiver('zip', { store: true });
       archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
       archive.on('error', (error) => request.log.error({ err: error }, 'zip'));
+      const noms = nomsDansLeZip(docs);
       for (const doc of docs) {
-        archive.append(storage.read(doc.storageKey), { name: doc.storageKey.split('/').pop()!, date: new Date(doc.uploadedAt) });
+        archive.append(storage.read(doc.storageKey), { name: noms.get(doc.id)!, date: new Date(doc.uploadedAt) });
       }
       void archive.finalize();
       return reply
@@ -142,12 +143,12 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
     app.get('/logement/:numeroUnique/documents/:id', { schema: { params: documentParams, querystring: documentQuery, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       const doc = await repository.findDocument(row.id, request.params.id);
-      if (!doc) throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n'existe pas pour cette demande.");
+      if (!doc) throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n’existe pas pour cette demande.");
       if (!(await storage.exists(doc.storageKey))) {
         request.log.error({ storageKey: doc.storageKey }, 'document recorded but missing from storage');
-        throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document est introuvable. Prévenez la mairie annexe pour qu'elle vous le redemande.");
+        throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document est introuvable. Prévenez la mairie annexe pour qu’elle vous le redemande.");
       }
-      await journaliserConsultation(request, row.id, 'document-consulte', CATEGORIES.find((c) => c.value === doc.category)?.label ?? doc.category);
+      await journaliserConsultation(request, row.id, 'document-consulte', libelleCategorie(doc.category));
       // Inline (a PDF or an image, checked at upload, opened in the browser's viewer) unless download=1.
       return reply
         .headers(USER_FILE_HEADERS)

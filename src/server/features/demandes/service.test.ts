@@ -131,6 +131,8 @@ describe('creer', () => {
     const mails = await mailsTo(input.email);
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toBe(`Votre demande de logement n° ${input.numeroUnique} est enregistrée`);
+    // Greeted by the applicant's first name.
+    expect(mails[0]!.text).toMatch(/^Bonjour Hélène,$/mu);
     expect(mails[0]!.text).toContain(privateLink);
   });
 
@@ -169,12 +171,12 @@ describe('creer', () => {
   it('records a request only with its e-mail queued: when the outbox cannot take it, nothing is recorded', async () => {
     const mailer: Mailer = Object.create(ctx.app.deps.mailer) as Mailer;
     mailer.enqueue = async () => {
-      throw new Error("file d'envoi en panne");
+      throw new Error("file d’envoi en panne");
     };
     const sansFile = new DemandesService({ repository, mailer, bus: ctx.app.deps.bus, config: ctx.config, now: () => maintenant });
     const input = saisie();
     const error = await sansFile.creer(input, null).catch((e: unknown) => e);
-    expect(String(error)).toContain("file d'envoi en panne");
+    expect(String(error)).toContain("file d’envoi en panne");
     expect(await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', input.numeroUnique).execute()).toEqual([]);
   });
 
@@ -249,7 +251,7 @@ describe('changerStatut', () => {
     for (const logementId of ['013inconnu000', '8d3f2a52-1c1e-4d0c-9f43-2f6a5e0b7c11', 'pas un numéro', '']) {
       const { result: error, events } = await heard(() => service.changerStatut(logementId, 'Attribué', manager.uid, logger.log).catch((e: unknown) => e));
       expect(error, logementId).toBeInstanceOf(ApiError);
-      expect(error).toMatchObject({ statusCode: 404, code: 'NOT_FOUND', message: "Il n'existe pas de demande de logement pour ce numéro unique" });
+      expect(error).toMatchObject({ statusCode: 404, code: 'NOT_FOUND', message: "Il n’existe pas de demande de logement pour ce numéro unique" });
       expect(events).toEqual([]);
     }
     expect(await ctx.app.deps.db.selectFrom('statusEvents').select('id').where('actorUserId', '=', 'personne').execute()).toEqual([]);
@@ -329,7 +331,7 @@ describe('annuler (undo within the window, before the e-mail leaves)', () => {
     const { annulation } = await svc.changerStatut(input.numeroUnique, 'Attribué', manager.uid, logger.log);
     maintenant = new Date('2026-04-02T10:00:00.500Z');
     const error = await svc.annuler(annulation!.id, manager.uid, logger.log).catch((e: unknown) => e);
-    expect(error).toMatchObject({ statusCode: 409, code: 'TROP_TARD', message: "Trop tard pour annuler : l'e-mail est déjà parti." });
+    expect(error).toMatchObject({ statusCode: 409, code: 'TROP_TARD', message: "Trop tard pour annuler : l’e-mail est déjà parti." });
     expect(await rowOf(input.numeroUnique)).toMatchObject({ statutDeLaDemande: 'Attribué', statutRang: 60 });
     await sleep(550);
     expect((await statusMails(input.email)).map((m) => m.subject)).toEqual([`Votre demande de logement n° ${input.numeroUnique} : Attribué`]);
@@ -388,7 +390,7 @@ describe('annuler (undo within the window, before the e-mail leaves)', () => {
     ]);
     expect((await mailsTo(input.email)).find((m) => m.subject.endsWith(': Attribué'))!.text).not.toContain('Ignoré');
     for (const id of [events[0]!.id, 'inconnu']) {
-      expect(await svc.annuler(id, manager.uid, logger.log).catch((e: unknown) => e)).toMatchObject({ statusCode: 404, code: 'NOT_FOUND', message: "Ce changement de statut n'existe pas." });
+      expect(await svc.annuler(id, manager.uid, logger.log).catch((e: unknown) => e)).toMatchObject({ statusCode: 404, code: 'NOT_FOUND', message: "Ce changement de statut n’existe pas." });
     }
   });
 });

@@ -145,7 +145,7 @@ export class DemandesService {
     if (undone !== null) {
       await bus
         .publish({ numeroUnique: row.numeroUnique, statutDeLaDemande: row.statutDeLaDemande as Statut, de: undone, date: at })
-        .catch((error: unknown) => log.error({ err: error }, "publication de l'annulation du statut impossible"));
+        .catch((error: unknown) => log.error({ err: error }, "publication de l’annulation du statut impossible"));
     }
     return row;
   }

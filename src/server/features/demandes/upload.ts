@@ -5,15 +5,20 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import {
+  CATEGORIE_PIECE,
   CATEGORIE_VALUES,
   extensionOf,
   isCategorie,
   isTypeAccepte,
   MAX_FICHIERS_PAR_ENVOI,
+  nomDeFichierCategorie,
+  REFUS_FICHIER,
   typeFromExtension,
   type Categorie,
   type TypeAccepte,
 } from '../../../domain/documents.js';
+import { PIECES_PAR_MESSAGE_MAX } from '../../../domain/messages.js';
+import type { Db } from '../../db/index.js';
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { AVATARS_PREFIX, filesOf, type Storage, type TempFile } from '../../storage/index.js';
@@ -35,6 +40,27 @@ export function safeFileName(original: string): string {
     .replace(/_+/gu, '_')
     .replace(/^[._-]+|[._-]+$/gu, '');
   return `${[...stem].slice(0, NAME_STEM_MAX).join('') || 'document'}${ext}`;
+}
+
+/**
+ * The documents' file names in a zip (« Tout télécharger », the data export): the category in French, the
+ * document's position in it, then its stored safe name (`piece-identite-1-cni.pdf`); each unique in the zip,
+ * whatever the case (a `-2` before the extension otherwise). Keyed by document id.
+ */
+export function nomsDansLeZip(docs: readonly Pick<DocumentRow, 'id' | 'category' | 'position' | 'storageKey'>[]): Map<string, string> {
+  const noms = new Map<string, string>();
+  const pris = new Set<string>();
+  for (const doc of docs) {
+    const stocke = doc.storageKey.split('/').pop() ?? '';
+    const prefixe = `${doc.category}-${doc.position}-`;
+    const nom = `${nomDeFichierCategorie(doc.category)}-${doc.position}-${safeFileName(stocke.startsWith(prefixe) ? stocke.slice(prefixe.length) : stocke)}`;
+    const extension = extensionOf(nom);
+    let unique = nom;
+    for (let n = 2; pris.has(unique.toLowerCase()); n += 1) unique = `${nom.slice(0, nom.length - extension.length)}-${n}${extension}`;
+    pris.add(unique.toLowerCase());
+    noms.set(doc.id, unique);
+  }
+  return noms;
 }
 
 /** The name as the person gave it, for display: no path, no control characters, bounded. */
@@ -124,9 +150,12 @@ class Inspector extends Transform {
   }
 }
 
+/** Where a file goes: one of the request's blocks, or a message's attachments. */
+type Rangement = Categorie | typeof CATEGORIE_PIECE;
+
 interface Staged {
   temp: TempFile;
-  category: Categorie;
+  category: Rangement;
   originalName: string;
   safeName: string;
   contentType: TypeAccepte;
@@ -138,7 +167,7 @@ const tooLarge = (maxBytes: number, name: string) =>
   new ApiError(
     413,
     'FILE_TOO_LARGE',
-    `Le fichier « ${name} » dépasse la taille maximale de ${Math.round(maxBytes / (1024 * 1024))} Mo.`,
+    REFUS_FICHIER.taille(name, maxBytes),
   );
 
 /** Why a PDF is refused (docs/decisions/0012), in words the resident can act on. */
@@ -155,18 +184,18 @@ function pdfRefused(name: string, raison: 'actif' | 'motDePasse' | 'illisible'):
     return new ApiError(
       415,
       'PDF_PROTECTED',
-      `Le fichier « ${name} » est protégé par un mot de passe : la mairie annexe ne pourrait pas l'ouvrir. Enregistrez-le sans mot de passe, ou ${refaire.charAt(0).toLowerCase()}${refaire.slice(1)}`,
+      `Le fichier « ${name} » est protégé par un mot de passe : la mairie annexe ne pourrait pas l’ouvrir. Enregistrez-le sans mot de passe, ou ${refaire.charAt(0).toLowerCase()}${refaire.slice(1)}`,
     );
   }
-  return new ApiError(415, 'PDF_UNREADABLE', `Le fichier « ${name} » n'a pas pu être vérifié. ${refaire}`);
+  return new ApiError(415, 'PDF_UNREADABLE', `Le fichier « ${name} » n’a pas pu être vérifié. ${refaire}`);
 }
 
 const badType = (name: string) =>
-  new ApiError(415, 'UNSUPPORTED_FILE_TYPE', `Le fichier « ${name} » n'est pas accepté : seuls les PDF, JPEG et PNG le sont.`);
+  new ApiError(415, 'UNSUPPORTED_FILE_TYPE', REFUS_FICHIER.type(name));
 
 async function stageFile(
   part: { file: NodeJS.ReadableStream & { truncated?: boolean }; filename: string | undefined },
-  category: Categorie,
+  category: Rangement,
   storage: Storage,
   maxBytes: number,
   staged: Staged[],
@@ -195,7 +224,7 @@ async function stageFile(
   }
   budget.octetsRestants -= inspector.size;
   if (part.file.truncated) throw tooLarge(maxBytes, originalName);
-  if (inspector.size === 0) throw new ApiError(400, 'EMPTY_FILE', `Le fichier « ${originalName} » est vide.`);
+  if (inspector.size === 0) throw new ApiError(400, 'EMPTY_FILE', REFUS_FICHIER.vide(originalName));
 
   // file-type loads with the first upload.
   const { fileTypeFromBuffer } = await import('file-type');
@@ -205,7 +234,7 @@ async function stageFile(
     throw new ApiError(
       415,
       'FILE_TYPE_MISMATCH',
-      `Le contenu du fichier « ${originalName} » ne correspond pas à son extension ${extensionOf(originalName)}.`,
+      REFUS_FICHIER.contenu(originalName),
     );
   }
   if (detected === 'application/pdf') {
@@ -226,15 +255,19 @@ async function stageFile(
   } satisfies Omit<Staged, 'temp'>);
 }
 
+type Deps = { repository: DemandesRepository; storage: Storage; maxBytes: number; quota: Quota; now: () => Date };
+
 /**
- * Receives the multipart files of one call. The call is all-or-nothing: every file is streamed to a
- * temp file and checked; only when all pass are they moved into place and recorded in one transaction.
+ * Streams the multipart parts of one call: each file to a temp file, checked (type, content, size, the
+ * request's quota); `rangement` says where a file field goes (or throws), `champ` takes the text fields. On
+ * any refusal every temp file is discarded; nothing is recorded here.
  */
-export async function receiveDocuments(
+async function stagerLesParties(
   request: FastifyRequest,
-  deps: { repository: DemandesRepository; storage: Storage; maxBytes: number; quota: Quota; now: () => Date },
+  deps: Deps,
   row: DemandeRow,
-): Promise<DocumentRow[]> {
+  options: { fichiersMax: number; rangement: (fieldname: string) => Rangement; champ?: (name: string, value: unknown) => void },
+): Promise<Staged[]> {
   // A request already at its quota is refused before a byte of the body is read.
   const deja = await deps.repository.totauxDocuments(row.id);
   if (deja.fichiers >= deps.quota.fichiers) throw quotaFichiers(deps.quota, deja.fichiers);
@@ -244,34 +277,87 @@ export async function receiveDocuments(
   const staged: Staged[] = [];
   try {
     const parts = request.parts({
-      limits: { fileSize: deps.maxBytes, files: MAX_FICHIERS_PAR_ENVOI, fields: 20, fieldSize: 1024, parts: MAX_FICHIERS_PAR_ENVOI + 20 },
+      limits: { fileSize: deps.maxBytes, files: options.fichiersMax, fields: 20, fieldSize: 16 * 1024, parts: options.fichiersMax + 20 },
     });
     for await (const part of parts) {
-      if (part.type !== 'file') continue;
-      if (!isCategorie(part.fieldname)) {
-        throw new ApiError(
-          400,
-          'UNKNOWN_CATEGORY',
-          `Catégorie de document inconnue « ${part.fieldname} » (attendu : ${CATEGORIE_VALUES.join(', ')}).`,
-        );
+      if (part.type !== 'file') {
+        options.champ?.(part.fieldname, part.value);
+        continue;
       }
-      await stageFile(part, part.fieldname, deps.storage, deps.maxBytes, staged, budget, request.log);
+      await stageFile(part, options.rangement(part.fieldname), deps.storage, deps.maxBytes, staged, budget, request.log);
     }
   } catch (error) {
     await Promise.all(staged.map((s) => s.temp.discard()));
     if ((error as { code?: string }).code === 'FST_FILES_LIMIT') {
-      throw new ApiError(413, 'TOO_MANY_FILES', `Vous pouvez envoyer au plus ${MAX_FICHIERS_PAR_ENVOI} fichiers à la fois.`);
+      throw new ApiError(413, 'TOO_MANY_FILES', REFUS_FICHIER.nombre(options.fichiersMax));
     }
     throw error;
   }
+  return staged;
+}
+
+/**
+ * Receives the multipart files of one call. The call is all-or-nothing: every file is streamed to a
+ * temp file and checked; only when all pass are they moved into place and recorded in one transaction.
+ */
+export async function receiveDocuments(request: FastifyRequest, deps: Deps, row: DemandeRow): Promise<DocumentRow[]> {
+  const staged = await stagerLesParties(request, deps, row, {
+    fichiersMax: MAX_FICHIERS_PAR_ENVOI,
+    rangement: (fieldname) => {
+      if (isCategorie(fieldname)) return fieldname;
+      throw new ApiError(400, 'UNKNOWN_CATEGORY', `Catégorie de document inconnue « ${fieldname} » (attendu : ${CATEGORIE_VALUES.join(', ')}).`);
+    },
+  });
   if (staged.length === 0) throw new ApiError(400, 'NO_FILE', 'Aucun fichier reçu : choisissez au moins un fichier.');
   return commitDocuments(deps, row, staged);
+}
+
+/** A message's attachments, checked and waiting in temp files, with its text; `enregistrer` records them with the message. */
+export interface PiecesRecues {
+  texte: unknown;
+  fichiers: number;
+  /** The files' names as the person gave them. */
+  noms: string[];
+  /**
+   * Moves the files into place and, in one transaction, runs `avec(trx)` (which records the message and
+   * answers its id) and records the files as that message's attachments; on any failure, nothing stays.
+   */
+  enregistrer(avec: (trx: Db) => Promise<string>): Promise<DocumentRow[]>;
+  abandonner(): Promise<void>;
+}
+
+/**
+ * A message sent as multipart: its text (field `texte`, before the files) and up to PIECES_PAR_MESSAGE_MAX
+ * files (field `pieces`), each checked like a document and counted in the request's quota.
+ */
+export async function recevoirPieces(request: FastifyRequest, deps: Deps, row: DemandeRow): Promise<PiecesRecues> {
+  let texte: unknown;
+  const staged = await stagerLesParties(request, deps, row, {
+    fichiersMax: PIECES_PAR_MESSAGE_MAX,
+    rangement: (fieldname) => {
+      if (fieldname === 'pieces') return CATEGORIE_PIECE;
+      throw new ApiError(400, 'BAD_REQUEST', `Champ de fichier inconnu « ${fieldname} » : les pièces jointes d’un message vont dans « pieces ».`);
+    },
+    champ: (name, value) => {
+      if (name === 'texte') texte = value;
+    },
+  });
+  return {
+    texte,
+    fichiers: staged.length,
+    noms: staged.map((f) => f.originalName),
+    enregistrer: (avec) => commitDocuments(deps, row, staged, avec),
+    abandonner: async () => {
+      await Promise.all(staged.map((s) => s.temp.discard()));
+    },
+  };
 }
 
 async function commitDocuments(
   deps: { repository: DemandesRepository; storage: Storage; quota: Quota; now: () => Date },
   row: DemandeRow,
   staged: Staged[],
+  message?: (trx: Db) => Promise<string>,
 ): Promise<DocumentRow[]> {
   const uploadedAt = deps.now().toISOString();
   const next = await deps.repository.lastPositions(row.id);
@@ -295,6 +381,7 @@ async function commitDocuments(
       avisMotif: null,
       avisPar: null,
       avisLe: null,
+      messageId: null,
     };
   });
 
@@ -307,10 +394,21 @@ async function commitDocuments(
     // Checked again where it counts: another upload to the same request may have landed meanwhile.
     const fichiers = rows.length;
     const octets = rows.reduce((n, r) => n + r.size, 0);
-    await deps.repository.insertDocumentsChecked(row, rows, uploadedAt, (totaux) => {
-      if (totaux.fichiers + fichiers > deps.quota.fichiers) throw quotaFichiers(deps.quota, totaux.fichiers);
-      if (totaux.octets + octets > deps.quota.octets) throw quotaOctets(deps.quota, totaux.octets);
-    });
+    await deps.repository.insertDocumentsChecked(
+      row,
+      rows,
+      uploadedAt,
+      (totaux) => {
+        if (totaux.fichiers + fichiers > deps.quota.fichiers) throw quotaFichiers(deps.quota, totaux.fichiers);
+        if (totaux.octets + octets > deps.quota.octets) throw quotaOctets(deps.quota, totaux.octets);
+      },
+      message
+        ? async (trx) => {
+            const messageId = await message(trx);
+            for (const r of rows) r.messageId = messageId;
+          }
+        : undefined,
+    );
   } catch (error) {
     // Put things back as they were: no file without its record.
     await Promise.all(staged.map((s) => s.temp.discard()));

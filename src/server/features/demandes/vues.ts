@@ -20,20 +20,23 @@ export function toStatutVue(row: Pick<DemandeRow, 'numeroUnique' | 'statutDeLaDe
   };
 }
 
+/** A stored document (of a block, or a message's attachment) as people see it. */
+export function documentInfo(numeroUnique: string, row: DocumentVueRow): DocumentInfo {
+  return {
+    id: row.id,
+    fileUrl: documentUrl(numeroUnique, row.id),
+    name: row.originalName,
+    type: row.contentType as TypeAccepte,
+    size: row.size,
+    uploadedAt: row.uploadedAt,
+    avis: row.avis as Avis | null,
+    motifAvis: row.avis === 'a-remplacer' ? row.avisMotif : null,
+  };
+}
+
 export function groupDocuments(numeroUnique: string, rows: readonly DocumentVueRow[]): DocumentsParCategorie {
   const map = Object.fromEntries(CATEGORIE_VALUES.map((c) => [c, [] as DocumentInfo[]])) as DocumentsParCategorie;
-  for (const row of rows) {
-    map[row.category as Categorie]?.push({
-      id: row.id,
-      fileUrl: documentUrl(numeroUnique, row.id),
-      name: row.originalName,
-      type: row.contentType as TypeAccepte,
-      size: row.size,
-      uploadedAt: row.uploadedAt,
-      avis: row.avis as Avis | null,
-      motifAvis: row.avis === 'a-remplacer' ? row.avisMotif : null,
-    });
-  }
+  for (const row of rows) map[row.category as Categorie]?.push(documentInfo(numeroUnique, row));
   return map;
 }
 

@@ -8,12 +8,16 @@ import { KEEP_SENT_MS } from '../../mail/index.js';
 
 const JOUR_MS = 24 * 3600_000;
 
-/** The publisher and the retention periods, as the legal pages show them (public, the same for everyone). */
+/**
+ * The publisher and the retention periods, as the legal pages show them, and the police municipale's contact for
+ * the « Sécurité » page, only its configured parts, absent when none is (public, the same for everyone).
+ */
 export default async function informationsRoutes(scope: FastifyInstance): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  const { legal } = app.deps.config;
+  const { legal, policeMunicipale } = app.deps.config;
   const data: InformationsLegales = {
     ...legal,
+    ...(policeMunicipale && { policeMunicipale }),
     durees: {
       sessionHabitantJours: SESSION_LIMITS.habitant.idleMs / JOUR_MS,
       sessionHabitantMaxJours: SESSION_LIMITS.habitant.absoluteMs / JOUR_MS,

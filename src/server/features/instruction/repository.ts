@@ -25,6 +25,18 @@ export class InstructionRepository {
     return row?.id;
   }
 
+  /**
+   * Whom to tell of what the applicant did: the manager who follows the request, else the account `repli`
+   * (the manager who asked for the corrections); their e-mail, or null.
+   */
+  async emailDuSuivi(housingRequestId: string, repli: string | null = null, trx: Db = this.db): Promise<string | null> {
+    const demande = await trx.selectFrom('housingRequests').select('suiviePar').where('id', '=', housingRequestId).executeTakeFirst();
+    const userId = demande?.suiviePar ?? repli;
+    if (!userId) return null;
+    const user = await trx.selectFrom('user').select('email').where('id', '=', userId).executeTakeFirst();
+    return user?.email ?? null;
+  }
+
   async notes(housingRequestId: string): Promise<Note[]> {
     const rows = await this.db
       .selectFrom('notesInternes')
@@ -64,7 +76,7 @@ export class InstructionRepository {
   }
 
   /** Records what a manager did. `detail` never holds personal data (a block name, a status). */
-  async journaliser(entree: { housingRequestId: string | null; acteurUserId: string; action: ActionJournal; detail?: string; le: string }, trx: Db = this.db): Promise<void> {
+  async journaliser(entree: { housingRequestId: string | null; acteurUserId: string | null; action: ActionJournal; detail?: string; le: string }, trx: Db = this.db): Promise<void> {
     await trx
       .insertInto('journalGestion')
       .values({ id: randomUUID(), housingRequestId: entree.housingRequestId, acteurUserId: entree.acteurUserId, action: entree.action, detail: entree.detail ?? null, le: entree.le })
@@ -76,7 +88,7 @@ export class InstructionRepository {
     const actions = await this.db
       .selectFrom('journalGestion')
       .leftJoin('user', 'user.id', 'journalGestion.acteurUserId')
-      .select(['journalGestion.action', 'journalGestion.detail', 'journalGestion.le', 'user.prenom', 'user.nom'])
+      .select(['journalGestion.action', 'journalGestion.detail', 'journalGestion.le', 'journalGestion.acteurUserId', 'user.prenom', 'user.nom'])
       .where('journalGestion.housingRequestId', '=', housingRequestId)
       .execute();
     const statuts = await this.db
@@ -112,7 +124,8 @@ export class InstructionRepository {
       ...actions.map((a) => ({
         action: a.action as ActionJournal,
         libelle: ACTIONS_JOURNAL[a.action as ActionJournal] ?? a.action,
-        par: nomDe(a),
+        // No account: the applicant (by the private key or as the owner), who acts in no manager's name.
+        par: a.acteurUserId === null ? 'Le demandeur' : nomDe(a),
         le: a.le,
         ...(a.detail ? { detail: a.detail } : {}),
       })),

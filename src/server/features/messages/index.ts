@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DemandesRepository } from '../demandes/repository.js';
+import { InstructionRepository } from '../instruction/repository.js';
 import { MessagesRepository } from './repository.js';
 import { routesMessages } from './routes.js';
 import { MessagesService } from './service.js';
@@ -7,6 +8,6 @@ import { MessagesService } from './service.js';
 /** Messages between the town hall and the applicant (issue 12 point 5), one thread per request. */
 export default async function messages(app: FastifyInstance): Promise<void> {
   const { db, dbKind, mailer, bus, config, now } = app.deps;
-  const service = new MessagesService({ repository: new MessagesRepository(db), mailer, bus, config, now });
+  const service = new MessagesService({ repository: new MessagesRepository(db), suivi: new InstructionRepository(db), mailer, bus, config, now });
   await app.register(routesMessages({ demandes: new DemandesRepository(db, dbKind, now), service }));
 }

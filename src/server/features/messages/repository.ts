@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { CATEGORIE_PIECE } from '../../../domain/documents.js';
 import type { Db } from '../../db/index.js';
-import type { MessageTable } from '../../db/schema.js';
+import type { DocumentRow, MessageTable } from '../../db/schema.js';
 
 export type Cote = 'mairie' | 'demandeur';
 export type MessageLu = MessageTable & { prenom: string | null; nom: string | null };
@@ -26,6 +27,17 @@ export class MessagesRepository {
       .execute();
   }
 
+  /** The attachments of the request's messages, in upload order. */
+  pieces(housingRequestId: string, trx: Db = this.db): Promise<DocumentRow[]> {
+    return trx
+      .selectFrom('documents')
+      .selectAll()
+      .where('housingRequestId', '=', housingRequestId)
+      .where('category', '=', CATEGORIE_PIECE)
+      .orderBy('position')
+      .execute();
+  }
+
   async ajouter(m: { housingRequestId: string; de: Cote; auteurUserId: string | null; texte: string; le: string }, trx: Db): Promise<MessageTable> {
     const row: MessageTable = { id: randomUUID(), ...m, luLe: null };
     await trx.insertInto('messages').values(row).execute();
@@ -40,16 +52,5 @@ export class MessagesRepository {
     const result = await trx.updateTable('messages').set({ luLe: le }).where('housingRequestId', '=', housingRequestId).where('de', '=', de).where('luLe', 'is', null).executeTakeFirst();
     if (de === 'demandeur') await trx.updateTable('housingRequests').set({ messagesNonLus: 0 }).where('id', '=', housingRequestId).where('messagesNonLus', '>', 0).execute();
     return Number(result.numUpdatedRows) > 0;
-  }
-
-  /** The e-mail of the manager who follows the request, if any. */
-  async emailDuSuivi(housingRequestId: string): Promise<string | null> {
-    const row = await this.db
-      .selectFrom('housingRequests')
-      .innerJoin('user', 'user.id', 'housingRequests.suiviePar')
-      .select('user.email')
-      .where('housingRequests.id', '=', housingRequestId)
-      .executeTakeFirst();
-    return row?.email ?? null;
   }
 }

@@ -2,9 +2,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Message } from '../../../domain/messages.js';
 import type { Statut } from '../../../domain/statut.js';
 import type { Config } from '../../config.js';
-import type { DemandeRow } from '../../db/schema.js';
+import type { Db } from '../../db/index.js';
+import type { DemandeRow, DocumentRow, MessageTable } from '../../db/schema.js';
 import type { EventBus } from '../../events/index.js';
 import type { Mailer } from '../../mail/index.js';
+import type { PiecesRecues } from '../demandes/upload.js';
+import { documentInfo } from '../demandes/vues.js';
+import type { InstructionRepository } from '../instruction/repository.js';
 import { mailMessageDemandeur, mailMessageMairie } from './mails.js';
 import type { Cote, MessageLu, MessagesRepository } from './repository.js';
 
@@ -16,32 +20,50 @@ const autre = (cote: Cote): Cote => (cote === 'mairie' ? 'demandeur' : 'mairie')
  * the thread marks the other side's messages read. Managers see who wrote; the applicant sees « la mairie annexe ».
  */
 export class MessagesService {
-  constructor(private readonly deps: { repository: MessagesRepository; mailer: Mailer; bus: EventBus; config: Pick<Config, 'publicUrl'>; now: () => Date }) {}
+  constructor(
+    private readonly deps: {
+      repository: MessagesRepository;
+      /** Who follows the request (features/instruction). */
+      suivi: Pick<InstructionRepository, 'emailDuSuivi'>;
+      mailer: Mailer;
+      bus: EventBus;
+      config: Pick<Config, 'publicUrl'>;
+      now: () => Date;
+    },
+  ) {}
 
   async lire(demande: DemandeRow, lecteur: Cote, log: FastifyBaseLogger): Promise<Message[]> {
     const { repository } = this.deps;
     const le = this.deps.now().toISOString();
-    const { messages, nouveaux } = await repository.transaction(async (trx) => ({
+    const { messages, pieces, nouveaux } = await repository.transaction(async (trx) => ({
       messages: await repository.liste(demande.id, trx),
+      pieces: await repository.pieces(demande.id, trx),
       nouveaux: await repository.marquerLus(demande.id, autre(lecteur), le, trx),
     }));
     // The list's unread count changed: the managers' lists hear it.
     if (nouveaux && lecteur === 'mairie') await this.publier(demande, le, log);
-    return messages.map((m) => vue(m, lecteur));
+    return messages.map((m) => vue(m, lecteur, demande.numeroUnique, pieces.filter((p) => p.messageId === m.id)));
   }
 
-  async ecrire(demande: DemandeRow, de: Cote, auteurUserId: string | null, texte: string, log: FastifyBaseLogger): Promise<Message> {
+  /**
+   * Writes a message, with its attachments when `pieces` holds some (checked already, recorded in the same
+   * transaction as the message: both or neither).
+   */
+  async ecrire(demande: DemandeRow, de: Cote, auteurUserId: string | null, texte: string, log: FastifyBaseLogger, pieces?: PiecesRecues): Promise<Message> {
     const { repository, mailer, config } = this.deps;
     const le = this.deps.now().toISOString();
-    const suivi = de === 'demandeur' ? await repository.emailDuSuivi(demande.id) : null;
-    const row = await repository.transaction(async (trx) => {
-      const message = await repository.ajouter({ housingRequestId: demande.id, de, auteurUserId, texte, le }, trx);
-      if (de === 'mairie') await mailer.enqueue(mailMessageMairie(demande, config.publicUrl, texte), { trx, demandeId: demande.id });
+    const suivi = de === 'demandeur' ? await this.deps.suivi.emailDuSuivi(demande.id) : null;
+    let ecrit: MessageTable | undefined;
+    const ecrire = async (trx: Db, noms: readonly string[]) => {
+      ecrit = await repository.ajouter({ housingRequestId: demande.id, de, auteurUserId, texte, le }, trx);
+      if (de === 'mairie') await mailer.enqueue(mailMessageMairie(demande, config.publicUrl, texte, noms), { trx, demandeId: demande.id });
       else if (suivi) await mailer.enqueue(mailMessageDemandeur(demande, config.publicUrl, suivi), { trx, demandeId: demande.id });
-      return message;
-    });
+      return ecrit.id;
+    };
+    const docs = pieces && pieces.fichiers > 0 ? await pieces.enregistrer((trx) => ecrire(trx, pieces.noms)) : [];
+    if (docs.length === 0) await repository.transaction((trx) => ecrire(trx, []));
     await this.publier(demande, le, log);
-    return vue({ ...row, prenom: null, nom: null }, de);
+    return vue({ ...ecrit!, prenom: null, nom: null }, de, demande.numeroUnique, docs);
   }
 
   private async publier(demande: DemandeRow, date: string, log: FastifyBaseLogger): Promise<void> {
@@ -53,7 +75,7 @@ export class MessagesService {
 }
 
 /** A message as `lecteur` reads it: managers see which of them wrote; the applicant, the town hall. */
-function vue(m: MessageLu, lecteur: Cote): Message {
+function vue(m: MessageLu, lecteur: Cote, numeroUnique: string, pieces: readonly DocumentRow[]): Message {
   const nom = m.prenom || m.nom ? `${m.prenom ?? ''} ${m.nom ?? ''}`.trim() : undefined;
   return {
     id: m.id,
@@ -62,5 +84,9 @@ function vue(m: MessageLu, lecteur: Cote): Message {
     texte: m.texte,
     le: m.le,
     lu: m.luLe !== null,
+    pieces: pieces.map((p) => {
+      const { id, fileUrl, name, type, size } = documentInfo(numeroUnique, p);
+      return { id, fileUrl, name, type, size };
+    }),
   };
 }

@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.js';
 import { reponses } from '../../http.js';
 import type { VuesRepository } from './repository.js';
 
-const vueParams = z.object({ id: z.uuid({ error: "Cette vue n'existe pas." }) });
+const vueParams = z.object({ id: z.uuid({ error: "Cette vue n’existe pas." }) });
 
 /** A manager's saved views of the list; registered in a scope that refuses everyone else (index.ts). */
 export function routesVues(deps: { repository: VuesRepository; now: () => Date }) {
@@ -26,7 +26,7 @@ export function routesVues(deps: { repository: VuesRepository; now: () => Date }
     });
 
     app.delete('/vues/:id', { schema: { params: vueParams } }, async (request, reply) => {
-      if (!(await repository.supprimer((await compteDe(request))!.id, request.params.id))) throw new ApiError(404, 'NOT_FOUND', "Cette vue n'existe pas.");
+      if (!(await repository.supprimer((await compteDe(request))!.id, request.params.id))) throw new ApiError(404, 'NOT_FOUND', "Cette vue n’existe pas.");
       return reply.code(204).send();
     });
   };

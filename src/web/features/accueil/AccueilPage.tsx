@@ -13,14 +13,14 @@ const SERVICES = [
   {
     to: paths.technique,
     title: 'Signalements techniques',
-    text: 'Voirie, éclairage, propreté : signalez un problème dans le quartier et suivez sa prise en charge.',
-    soon: true,
+    text: 'Voirie, éclairage, propreté : signalez un problème dans le quartier, sur la carte ou par une adresse, et suivez sa prise en charge.',
+    soon: false,
   },
   {
     to: paths.securite,
     title: 'Sécurité',
-    text: 'Signalez une situation qui vous inquiète pour la sécurité des habitants du quartier.',
-    soon: true,
+    text: 'Les numéros d’urgence et les services en ligne de l’État pour signaler une infraction ou porter plainte.',
+    soon: false,
   },
 ];
 
@@ -36,14 +36,14 @@ export function AccueilPage() {
       </div>
       <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
         {SERVICES.map((s) => (
-          <Card key={s.to} withBorder padding="lg" component={Link} to={s.to} aria-label={`${s.title}${s.soon ? ' (bientôt disponible)' : ''}`}>
+          <Card key={s.to} withBorder padding="lg" component={Link} to={s.to}>
             <Group justify="space-between" align="flex-start" wrap="nowrap" mb="xs">
               <Title order={2} size="h3">
                 {s.title}
               </Title>
               {s.soon && (
                 <Badge color="gray.8" variant="outline" style={{ flexShrink: 0 }}>
-                  Bientôt
+                  Bientôt disponible
                 </Badge>
               )}
             </Group>

@@ -3,7 +3,6 @@ import { Alert, Avatar, Button, FileButton, Group, NativeSelect, PasswordInput, 
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Controller, useForm, type FieldPath } from 'react-hook-form';
-import { useNavigate } from 'react-router';
 import {
   capitaliser,
   GENRES,
@@ -21,28 +20,40 @@ import {
   type Inscription,
   type InscriptionInput,
 } from '../../../domain/compte.js';
+import { aujourdhui, NAISSANCE_MIN } from '../../../domain/dates.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { Dialog } from '../../components/Dialog.js';
 import { ApiError, errorMessage } from '../../lib/api.js';
 import { useTerritoire } from '../../lib/parametres.js';
-import { paths } from '../../lib/paths.js';
 import { cles } from '../../lib/queryKeys.js';
 import { useEnvoiPhoto, useInscription } from './api.js';
 
 const DEFAULT_PIC = '/avatar-defaut.svg';
-const today = () => new Date().toISOString().slice(0, 10);
 
-/** Sign-up (docs/produit.md « Comptes »): the dim backdrop and Escape close it. */
-export function InscriptionModal({ opened, onClose, inviterUid }: { opened: boolean; onClose: () => void; inviterUid?: string | undefined }) {
+/**
+ * Sign-up (docs/produit.md « Comptes »): the dim backdrop and Escape close it. `onCreated` runs once the
+ * account exists (the sign-in screen then shows its welcome), just before the session is read again.
+ */
+export function InscriptionModal({
+  opened,
+  onClose,
+  onCreated,
+  inviterUid,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onCreated: () => void;
+  inviterUid?: string | undefined;
+}) {
   return (
-    <Dialog opened={opened} onClose={onClose} title="Créer un compte">
-      <InscriptionForm inviterUid={inviterUid} />
+    // What was typed stays: a near-miss tap beside the form on a phone must not close it (its button or Escape do).
+    <Dialog opened={opened} onClose={onClose} title="Créer un compte" fermeAuClicDehors={false}>
+      <InscriptionForm inviterUid={inviterUid} onCreated={onCreated} />
     </Dialog>
   );
 }
 
-function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
-  const navigate = useNavigate();
+function InscriptionForm({ inviterUid, onCreated }: { inviterUid?: string | undefined; onCreated: () => void }) {
   const queryClient = useQueryClient();
   const { data: territoire } = useTerritoire();
   const [pic, setPic] = useState<File | null>(null);
@@ -60,7 +71,7 @@ function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
     formState: { errors, isSubmitting },
   } = useForm<InscriptionInput, unknown, Inscription>({
     resolver: zodResolver(inscriptionSchema),
-    defaultValues: { nom: '', prenom: '', gender: 'F', birthday: today(), pays: PAYS_DEFAUT, ville: VILLE, quartier: QUARTIER, residence: '', rue: '', email: '', password: '' },
+    defaultValues: { nom: '', prenom: '', gender: 'F', birthday: '', pays: PAYS_DEFAUT, ville: VILLE, quartier: QUARTIER, residence: '', rue: '', email: '', password: '' },
   });
 
   // The street list's first entry is the default (docs/produit.md « Comptes »).
@@ -88,6 +99,8 @@ function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
   }
 
   const onSubmit = async (data: Inscription) => {
+    // The previous attempt's server message goes, so that it never sits beside this one's.
+    inscription.reset();
     try {
       await inscription.mutateAsync({ ...data, ...(inviterUid ? { inviterUid } : {}) });
     } catch (error) {
@@ -100,18 +113,19 @@ function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
       // The account exists: a failed picture only leaves the default one.
       await envoiPhoto.mutateAsync(pic).catch(() => undefined);
     }
+    // The welcome first, then the session: signed in without it, the sign-in screen would send the person on.
+    onCreated();
     await queryClient.invalidateQueries({ queryKey: cles.moi });
-    navigate(paths.logement);
   };
 
   const formError = inscription.error ? errorMessage(inscription.error, MESSAGES.reseau) : null;
   const err = (name: keyof InscriptionInput) => errors[name]?.message as string | undefined;
 
   return (
-    <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Création de compte">
+    <form onSubmit={handleSubmit(onSubmit, () => inscription.reset())} noValidate aria-label="Création de compte">
       <Stack gap="sm">
         {formError && (
-          <Alert color="red" role="alert" title="Le compte n'a pas été créé">
+          <Alert color="red" role="alert" title="Le compte n’a pas été créé">
             {formError}
           </Alert>
         )}
@@ -165,7 +179,7 @@ function InscriptionForm({ inviterUid }: { inviterUid?: string | undefined }) {
           )}
         />
         <SimpleGrid cols={{ base: 1, xs: 2 }}>
-          <TextInput {...register('birthday')} type="date" label="Date de naissance" required max={today()} autoComplete="bday" error={err('birthday')} />
+          <TextInput {...register('birthday')} type="date" label="Date de naissance" required min={NAISSANCE_MIN} max={aujourdhui()} autoComplete="bday" error={err('birthday')} />
           <TextInput {...register('pays')} label="Pays" required autoComplete="country-name" error={err('pays')} />
           <NativeSelect {...register('ville')} label="Ville" data={[VILLE]} error={err('ville')} />
           <NativeSelect {...register('quartier')} label="Quartier" data={[QUARTIER]} error={err('quartier')} />

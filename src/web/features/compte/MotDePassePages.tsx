@@ -5,7 +5,7 @@ import { Link, useSearchParams } from 'react-router';
 import { MOT_DE_PASSE_MAX, MOT_DE_PASSE_MIN, motDePasseSchema } from '../../../domain/compte.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
-import { errorMessage } from '../../lib/api.js';
+import { ApiError, errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useNouveauMotDePasse, useOubliMotDePasse } from './api.js';
@@ -19,18 +19,25 @@ export function MotDePasseOubliePage() {
     handleSubmit,
     formState: { errors },
   } = useForm({ resolver: zodResolver(oubliSchema), defaultValues: { email: '' } });
-  const submit = handleSubmit(({ email }) => oubli.mutate(email));
+  // Each attempt starts without the previous one's server message, also when the address is refused before any call.
+  const submit = handleSubmit(
+    ({ email }) => {
+      oubli.reset();
+      oubli.mutate(email);
+    },
+    () => oubli.reset(),
+  );
   return (
     <Stack maw={480} gap="md">
       <Title order={1}>Mot de passe oublié</Title>
       {oubli.isSuccess ? (
         <Alert color="teal" role="status" title="Vérifiez votre messagerie">
-          Si un compte existe pour {oubli.variables}, un lien pour choisir un nouveau mot de passe vient d'y être envoyé (valable une heure).
+          Si un compte existe pour {oubli.variables}, un lien pour choisir un nouveau mot de passe vient d’y être envoyé (valable une heure).
         </Alert>
       ) : (
         <form onSubmit={submit} noValidate>
           <Stack gap="sm">
-            <Text>Indiquez l'adresse e-mail de votre compte : nous vous enverrons un lien pour choisir un nouveau mot de passe.</Text>
+            <Text>Indiquez l’adresse e-mail de votre compte : nous vous enverrons un lien pour choisir un nouveau mot de passe.</Text>
             <TextInput
               {...register('email')}
               label="Adresse e-mail"
@@ -54,6 +61,23 @@ export function MotDePasseOubliePage() {
 
 const nouveauMotDePasseSchema = z.object({ password: motDePasseSchema });
 
+/** A reset link without its token: cut when copied. */
+const LIEN_INCOMPLET = 'Ce lien est incomplet : ouvrez en entier celui reçu par e-mail, ou demandez-en un nouveau.';
+
+/** A reset link that cannot serve (used, expired, made up, cut): why, and the way to a new one, right there. */
+function LienInutilisable({ children }: { children: string }) {
+  return (
+    <Alert color="orange" role="alert" title="Lien inutilisable">
+      <Stack gap="sm" align="flex-start">
+        <Text size="sm">{children}</Text>
+        <Button component={Link} to={paths.motDePasseOublie} size="sm">
+          Demander un nouveau lien
+        </Button>
+      </Stack>
+    </Alert>
+  );
+}
+
 export function NouveauMotDePassePage() {
   usePageTitle('Nouveau mot de passe');
   const [search] = useSearchParams();
@@ -62,15 +86,25 @@ export function NouveauMotDePassePage() {
   const {
     register,
     handleSubmit,
-    formState: { errors, isSubmitted },
+    formState: { errors },
   } = useForm({ resolver: zodResolver(nouveauMotDePasseSchema), defaultValues: { password: '' } });
-  const submit = handleSubmit(({ password }) => nouveau.mutate({ token, newPassword: password }));
-  // The link's own failure (?error=…) is said until the first attempt.
-  const lienPerime = search.get('error') && !isSubmitted ? "Ce lien n'est plus valide. Demandez-en un nouveau." : null;
+  const submit = handleSubmit(
+    ({ password }) => {
+      nouveau.reset();
+      nouveau.mutate({ token, newPassword: password });
+    },
+    () => nouveau.reset(),
+  );
+  // The link opened already refused (better-auth's ?error=INVALID_TOKEN), or refused when the password is sent
+  // (used or expired meanwhile): the server's words, and no form, which could not work with it.
+  const lienRefuse = search.get('error') !== null || (nouveau.error instanceof ApiError && nouveau.error.code === 'INVALID_TOKEN');
+  const lienInutilisable = lienRefuse ? MESSAGES.lienMotDePassePerime : !token ? LIEN_INCOMPLET : null;
   return (
     <Stack maw={480} gap="md">
       <Title order={1}>Nouveau mot de passe</Title>
-      {nouveau.isSuccess ? (
+      {lienInutilisable ? (
+        <LienInutilisable>{lienInutilisable}</LienInutilisable>
+      ) : nouveau.isSuccess ? (
         <Alert color="teal" role="status" title="Mot de passe changé">
           Vous pouvez maintenant{' '}
           <Anchor component={Link} to={paths.connexion}>
@@ -87,10 +121,10 @@ export function NouveauMotDePassePage() {
               description={`De ${MOT_DE_PASSE_MIN} à ${MOT_DE_PASSE_MAX} caractères.`}
               autoComplete="new-password"
               required
-              error={errors.password?.message ?? (nouveau.error ? errorMessage(nouveau.error, MESSAGES.reseau) : lienPerime)}
+              error={errors.password?.message ?? (nouveau.error ? errorMessage(nouveau.error, MESSAGES.reseau) : null)}
               visibilityToggleButtonProps={{ 'aria-label': 'Afficher ou masquer le mot de passe' }}
             />
-            <Button type="submit" w="fit-content" disabled={!token} loading={nouveau.isPending}>
+            <Button type="submit" w="fit-content" loading={nouveau.isPending}>
               Enregistrer
             </Button>
           </Stack>

@@ -3,22 +3,25 @@ import { Alert, Avatar, Button, Card, CopyButton, Fieldset, Group, List, Loader,
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useForm, type FieldPath } from 'react-hook-form';
-import { Navigate } from 'react-router';
 import { isVisibilite, VISIBILITES, type Moi, type ProfilPublic, type Visibilite } from '../../../domain/compte.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import type { z } from '../../../domain/zod.js';
+import { ConnexionRequise } from '../../components/AccesReserve.js';
 import { ApiError, errorMessage } from '../../lib/api.js';
-import { paths } from '../../lib/paths.js';
 import { cles } from '../../lib/queryKeys.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useChangementEmail, useChoixVisibilite, useModificationProfil } from './api.js';
+import { RenvoiConfirmation } from './ConfirmationAdresse.js';
 import { mesInformationsSchema } from './schemas.js';
 import { DonneesDuCompte, SuppressionCompte } from './SuppressionCompte.js';
 
 type MesInformations = z.input<typeof mesInformationsSchema>;
 
-/** How a profile form's sending ended: the error (an alert), or what was saved (announced politely). */
+/**
+ * How a profile form's sending ended: the error (an alert), or what was saved, announced politely by a status region
+ * present before it (the Alert inside has no role of its own: Mantine's default, alert, would make it assertive).
+ */
 function IssueDuFormulaire({ failure, status }: { failure: string | null; status: string | null }) {
   return (
     <>
@@ -27,7 +30,13 @@ function IssueDuFormulaire({ failure, status }: { failure: string | null; status
           {failure}
         </Alert>
       )}
-      <div role="status">{status && <Alert color="teal">{status}</Alert>}</div>
+      <div role="status">
+        {status && (
+          <Alert role="none" color="teal">
+            {status}
+          </Alert>
+        )}
+      </div>
     </>
   );
 }
@@ -36,7 +45,8 @@ export function ProfilPage() {
   usePageTitle('Mon profil');
   const { data: moi, isPending } = useMoi();
   if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
-  if (!moi) return <Navigate to={paths.connexion} replace />;
+  // Signed out: the sign-in screen, which brings the person back here.
+  if (!moi) return <ConnexionRequise />;
   return <Profil key={moi.uid} moi={moi} />;
 }
 
@@ -59,6 +69,7 @@ function Profil({ moi }: { moi: Moi }) {
   });
   const field = (name: FieldPath<MesInformations>) => register(name, { onChange: () => setStatus(null) });
 
+  // Each attempt starts without the previous one's messages, also when the fields are refused before any call.
   const save = handleSubmit(async ({ nom, prenom, email }) => {
     setFailure(null);
     const done: string[] = [];
@@ -70,7 +81,7 @@ function Profil({ moi }: { moi: Moi }) {
       }
       if (email !== moi.email) {
         await changementEmail.mutateAsync(email);
-        done.push(`Un lien de confirmation a été envoyé à ${email} : l'adresse changera quand vous l'aurez ouvert.`);
+        done.push(`Un lien de confirmation a été envoyé à ${email} : l’adresse changera quand vous l’aurez ouvert.`);
       }
       await queryClient.invalidateQueries({ queryKey: cles.moi });
       setStatus(done.length > 0 ? done.join(' ') : 'Aucune modification à enregistrer.');
@@ -80,6 +91,9 @@ function Profil({ moi }: { moi: Moi }) {
       }
       setFailure(errorMessage(error, MESSAGES.reseau));
     }
+  }, () => {
+    setFailure(null);
+    setStatus(null);
   });
 
   return (
@@ -98,7 +112,7 @@ function Profil({ moi }: { moi: Moi }) {
             <TextInput {...field('email')} label="Adresse e-mail" type="email" autoComplete="email" error={errors.email?.message} required />
             {!moi.emailVerified && (
               <Text size="sm" c="dimmed">
-                Adresse pas encore confirmée : ouvrez le lien reçu par e-mail.
+                Adresse pas encore confirmée : ouvrez le lien reçu par e-mail, ou demandez-en un nouveau ci-dessous.
               </Text>
             )}
             <SimpleGrid cols={{ base: 1, xs: 2 }}>
@@ -112,14 +126,16 @@ function Profil({ moi }: { moi: Moi }) {
         </form>
       </Card>
 
+      {!moi.emailVerified && <ConfirmerMonAdresse email={moi.email} />}
+
       <QuiMeVoit moi={moi} />
 
       <Card withBorder padding="lg" component="section" aria-labelledby="profil-invitation">
         <Title order={2} size="h3" id="profil-invitation" mb="xs">
           Inviter mes voisins
         </Title>
-        <Text mb="sm">Partagez ce lien : vos voisins qui s'inscrivent avec lui et vous vous suivrez mutuellement.</Text>
-        <TextInput label="Mon lien d'invitation" value={moi.invitationLink} readOnly onFocus={(e) => e.currentTarget.select()} />
+        <Text mb="sm">Partagez ce lien : vos voisins qui s’inscrivent avec lui et vous vous suivrez mutuellement.</Text>
+        <TextInput label="Mon lien d’invitation" value={moi.invitationLink} readOnly onFocus={(e) => e.currentTarget.select()} />
         <CopyButton value={moi.invitationLink}>
           {({ copied, copy }) => (
             <Button variant="outline" onClick={copy} mt="sm" w="fit-content">
@@ -137,6 +153,21 @@ function Profil({ moi }: { moi: Moi }) {
       <DonneesDuCompte />
       <SuppressionCompte />
     </Stack>
+  );
+}
+
+/** An address not confirmed yet: a new link, for a lost or expired one. */
+function ConfirmerMonAdresse({ email }: { email: string }) {
+  return (
+    <Card withBorder padding="lg" component="section" aria-labelledby="profil-confirmation">
+      <Title order={2} size="h3" id="profil-confirmation" mb="xs">
+        Confirmer mon adresse e-mail
+      </Title>
+      <Text mb="sm">
+        Votre adresse {email} n’est pas encore confirmée. Vous ne trouvez pas l’e-mail de confirmation, ou son lien a expiré ? Recevez-en un nouveau.
+      </Text>
+      <RenvoiConfirmation email={email} />
+    </Card>
   );
 }
 

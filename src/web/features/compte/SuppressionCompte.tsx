@@ -77,10 +77,10 @@ export function SuppressionCompte() {
           <Stack gap="sm">
             <Text>Votre profil, votre photo, vos abonnements et vos connexions seront effacés. Cette action ne peut pas être annulée.</Text>
             {demandes && demandes.length > 0 && (
-              <Alert color="blue" variant="light" title="Vos demandes de logement restent enregistrées">
+              <Alert role="note" color="blue" variant="light" title="Vos demandes de logement restent enregistrées">
                 <Text size="sm" mb="xs">
                   La mairie annexe les garde : vous les suivrez avec leur lien privé (reçu par e-mail au dépôt, ou redemandé depuis leur page). Pour
-                  effacer aussi une demande, retirez-la d'abord depuis sa page :
+                  effacer aussi une demande, retirez-la d’abord depuis sa page :
                 </Text>
                 <List size="sm" spacing={4}>
                   {demandes.map((d) => (
@@ -95,7 +95,7 @@ export function SuppressionCompte() {
             )}
             <PasswordInput
               label="Votre mot de passe"
-              description="Pour confirmer. Un compte ouvert avec Google n'en a pas : laissez vide."
+              description="Pour confirmer. Un compte ouvert avec Google n’en a pas : laissez vide."
               value={motDePasse}
               onChange={(e) => setMotDePasse(e.currentTarget.value)}
               autoComplete="current-password"

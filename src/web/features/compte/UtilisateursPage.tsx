@@ -1,13 +1,12 @@
-import { Alert, Badge, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { Alert, Badge, Card, Group, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
-import { Navigate } from 'react-router';
-import { ROLES, type Role } from '../../../domain/compte.js';
-import { AccesReserve } from '../../components/AccesReserve.js';
+import { ROLES, type ProfilPersonnel, type Role } from '../../../domain/compte.js';
+import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
 import { formatJour } from '../../../domain/dates.js';
 import { labelOf } from '../../../domain/options.js';
+import { de, pluriel } from '../../../domain/pluriel.js';
 import { errorMessage } from '../../lib/api.js';
-import { paths } from '../../lib/paths.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useChangementRole, useUtilisateurs } from './api.js';
@@ -20,14 +19,16 @@ export function UtilisateursPage() {
   const [debounced] = useDebouncedValue(q, 300);
   const users = useUtilisateurs(debounced, moi?.userType === 'admin');
   const changement = useChangementRole();
-  const message = changement.isSuccess
-    ? { ok: true, text: `${changement.variables.nom} a maintenant le rôle ${labelOf(ROLES, changement.variables.role).toLowerCase()}.` }
-    : changement.isError
-      ? { ok: false, text: errorMessage(changement.error, 'Le rôle n’a pas pu être changé.') }
-      : null;
+  // Below Mantine's sm (48em) the accounts stack as cards: a table's last column, the role, would be off screen.
+  const etroit = useMediaQuery('(max-width: 47.99em)');
+  // A role changed is said politely (status region); a change refused, as an alert.
+  const reussite = changement.isSuccess
+    ? `${changement.variables.nom} a maintenant le rôle ${labelOf(ROLES, changement.variables.role).toLowerCase()}.`
+    : null;
+  const echec = changement.isError ? errorMessage(changement.error, 'Le rôle n’a pas pu être changé.') : null;
 
   if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
-  if (!moi) return <Navigate to={paths.connexion} replace />;
+  if (!moi) return <ConnexionRequise />;
   if (moi.userType !== 'admin') {
     return <AccesReserve>Cette page est réservée aux administrateurs.</AccesReserve>;
   }
@@ -36,7 +37,18 @@ export function UtilisateursPage() {
     <Stack gap="md" maw={1100}>
       <Title order={1}>Utilisateurs</Title>
       <TextInput label="Rechercher" description="Nom, prénom, e-mail ou rôle" value={q} onChange={(e) => setQ(e.currentTarget.value)} maw={420} />
-      <div role="status">{message && <Alert color={message.ok ? 'teal' : 'red'}>{message.text}</Alert>}</div>
+      <div role="status">
+        {reussite && (
+          <Alert role="none" color="teal">
+            {reussite}
+          </Alert>
+        )}
+      </div>
+      {echec && (
+        <Alert color="red" role="alert">
+          {echec}
+        </Alert>
+      )}
       {users.isPending ? (
         <Loader role="progressbar" aria-label="Chargement des utilisateurs" />
       ) : users.error ? (
@@ -45,58 +57,103 @@ export function UtilisateursPage() {
         </Alert>
       ) : (
         <>
-          <Text>{users.data.total} compte(s)</Text>
+          <Text>{pluriel(users.data.total, 'compte', 'comptes')}</Text>
           <Text size="sm" c="dimmed">
             Les rôles Gestionnaire et Administrateur ne se donnent qu’à une adresse e-mail confirmée : la personne doit d’abord cliquer le lien
             reçu par e-mail.
           </Text>
-          {/* Scrolled sideways on a phone: reachable with the keyboard even when no row has a control. */}
-          <Table.ScrollContainer minWidth={720} scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': 'Comptes' } }}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Nom</Table.Th>
-                  <Table.Th scope="col">E-mail</Table.Th>
-                  <Table.Th scope="col">Adresse</Table.Th>
-                  <Table.Th scope="col">Inscription</Table.Th>
-                  <Table.Th scope="col">Rôle</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {users.data.data.map((u) => (
-                  <Table.Tr key={u.uid}>
-                    <Table.Td>
+          {etroit ? (
+            <Stack component="ul" gap="sm" aria-label="Comptes" p={0} m={0} style={{ listStyle: 'none' }}>
+              {users.data.data.map((u) => (
+                <Card component="li" key={u.uid} withBorder padding="sm">
+                  <Stack gap={6}>
+                    <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
                       {u.prenom} {u.nom}
-                    </Table.Td>
-                    <Table.Td>{u.email}</Table.Td>
-                    <Table.Td>
-                      {u.emailVerified ? (
-                        <Badge color="teal" variant="light" c="dark.9">
-                          Confirmée
-                        </Badge>
-                      ) : (
-                        <Badge color="orange" variant="light" c="dark.9">
-                          Non confirmée
-                        </Badge>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{formatJour(u.dateDEnregistrement)}</Table.Td>
-                    <Table.Td>
-                      <NativeSelect
-                        aria-label={`Rôle de ${u.prenom} ${u.nom}`}
-                        data={ROLES}
-                        value={u.userType}
-                        onChange={(e) => changement.mutate({ uid: u.uid, nom: `${u.prenom} ${u.nom}`, role: e.currentTarget.value as Role })}
-                        disabled={u.uid === moi.uid}
-                      />
-                    </Table.Td>
+                    </Text>
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {u.email}
+                    </Text>
+                    <Group gap="xs">
+                      <AdresseConfirmee confirmee={u.emailVerified} enClair />
+                      <Text size="sm" c="dimmed">
+                        Inscription le {formatJour(u.dateDEnregistrement)}
+                      </Text>
+                    </Group>
+                    <ChoixDuRole compte={u} label="Rôle" disabled={u.uid === moi.uid} onChange={changement.mutate} />
+                  </Stack>
+                </Card>
+              ))}
+            </Stack>
+          ) : (
+            /* Scrolled sideways on a narrow window: reachable with the keyboard even when no row has a control. */
+            <Table.ScrollContainer minWidth={720} scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': 'Comptes' } }}>
+              <Table striped>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Nom</Table.Th>
+                    <Table.Th scope="col">E-mail</Table.Th>
+                    <Table.Th scope="col">Adresse</Table.Th>
+                    <Table.Th scope="col">Inscription</Table.Th>
+                    <Table.Th scope="col">Rôle</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                </Table.Thead>
+                <Table.Tbody>
+                  {users.data.data.map((u) => (
+                    <Table.Tr key={u.uid}>
+                      <Table.Td>
+                        {u.prenom} {u.nom}
+                      </Table.Td>
+                      <Table.Td>{u.email}</Table.Td>
+                      <Table.Td>
+                        <AdresseConfirmee confirmee={u.emailVerified} />
+                      </Table.Td>
+                      <Table.Td>{formatJour(u.dateDEnregistrement)}</Table.Td>
+                      <Table.Td>
+                        <ChoixDuRole compte={u} disabled={u.uid === moi.uid} onChange={changement.mutate} />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
         </>
       )}
     </Stack>
+  );
+}
+
+/** Whether the account's e-mail address is confirmed; on a card, where no column header says « Adresse », in full. */
+function AdresseConfirmee({ confirmee, enClair = false }: { confirmee: boolean; enClair?: boolean }) {
+  const texte = confirmee ? 'Confirmée' : 'Non confirmée';
+  return (
+    <Badge color={confirmee ? 'teal' : 'orange'} variant="light" c="dark.9">
+      {enClair ? `Adresse ${texte.toLowerCase()}` : texte}
+    </Badge>
+  );
+}
+
+/** The account's role, changed on choosing: « Rôle d’Élodie Martin » for assistive technologies, in the table and on a card alike. */
+function ChoixDuRole({
+  compte,
+  label,
+  disabled,
+  onChange,
+}: {
+  compte: ProfilPersonnel;
+  label?: string;
+  disabled: boolean;
+  onChange: (changement: { uid: string; nom: string; role: Role }) => void;
+}) {
+  const nom = `${compte.prenom} ${compte.nom}`;
+  return (
+    <NativeSelect
+      label={label}
+      aria-label={`Rôle ${de(nom)}`}
+      data={ROLES}
+      value={compte.userType}
+      onChange={(e) => onChange({ uid: compte.uid, nom, role: e.currentTarget.value as Role })}
+      disabled={disabled}
+    />
   );
 }

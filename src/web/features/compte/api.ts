@@ -14,19 +14,39 @@ export function useConnexion() {
   });
 }
 
+/**
+ * Where Google sends the person back: `destination` once signed in, `bienvenue` the first time (the account
+ * was just created: the welcome screen), `erreur` when it failed. All paths of this site (destinationSure).
+ */
+export interface RetoursGoogle {
+  destination: string;
+  bienvenue: string;
+  erreur: string;
+}
+
 /** Starts Google sign-in: the browser goes to Google, then comes back signed in. */
 export function useConnexionGoogle() {
   return useMutation({
-    mutationFn: async (inviterUid: string | undefined) => {
+    mutationFn: async ({ inviterUid, retours }: { inviterUid: string | undefined; retours: RetoursGoogle }) => {
       const { url } = await sendJson<{ url: string }>('/auth/sign-in/social', {
         provider: 'google',
-        callbackURL: paths.logement,
-        errorCallbackURL: `${paths.connexion}?erreur=google`,
+        callbackURL: retours.destination,
+        newUserCallbackURL: retours.bienvenue,
+        errorCallbackURL: retours.erreur,
         ...(inviterUid ? { additionalData: { inviterUid } } : {}),
       });
       window.location.assign(url);
     },
   });
+}
+
+/**
+ * A new link to confirm the address (better-auth's /send-verification-email; the server decides where it
+ * lands). Signed in, the account's own address; signed out, any: the answer is the same whether an
+ * unconfirmed account has it or not.
+ */
+export function useRenvoiConfirmation() {
+  return useMutation({ mutationFn: (email: string) => sendJson('/auth/send-verification-email', { email }) });
 }
 
 /** Ends the server session; whatever happens, this device forgets the account and its requests. */
@@ -82,7 +102,8 @@ export function useChoixVisibilite() {
 }
 
 export function useChangementEmail() {
-  return useMutation({ mutationFn: (newEmail: string) => sendJson('/auth/change-email', { newEmail, callbackURL: paths.profil }) });
+  // The confirmation link lands on /connexion?confirmation=changement: the server sets it (src/server/auth/index.ts).
+  return useMutation({ mutationFn: (newEmail: string) => sendJson('/auth/change-email', { newEmail }) });
 }
 
 export function useOubliMotDePasse() {

@@ -2,6 +2,7 @@ import { Button, Group, Text, VisuallyHidden } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useEffect, useRef, useState } from 'react';
 import type { StatutChange } from '../../../domain/demande.js';
+import { pluriel } from '../../../domain/pluriel.js';
 import type { Statut } from '../../../domain/statut.js';
 import { errorMessage } from '../../lib/api.js';
 import { useAnnulationStatut } from './api.js';
@@ -26,8 +27,9 @@ export function focusAnnuler(numeroUnique: string): boolean {
 }
 
 /**
- * After a status change: « Statut changé en Refusé. L'e-mail part dans 10 s. [Annuler] », counting down
- * until the e-mail leaves (a Mantine notification, announced politely to screen readers).
+ * After a status change: « Statut changé en Refusé. L’e-mail part dans 10 s. [Annuler] », counting down
+ * until the e-mail leaves (a Mantine notification, announced politely to screen readers with the server's delay,
+ * « dans 30 secondes »).
  * `focusSelect` gives the focus back to the row's select when the button it was on goes away.
  */
 export function notifierChangement(ancien: Statut, retour: StatutChange, focusSelect: () => void): void {
@@ -43,8 +45,9 @@ export function notifierChangement(ancien: Statut, retour: StatutChange, focusSe
     return;
   }
   // Measured on the server's own clock (change time → jusqua), then counted on ours: no clock skew.
-  const delai = Date.parse(annulation.jusqua) - Date.parse(retour.updatedAt);
-  const fin = Date.now() + (delai > 0 && delai <= 60_000 ? delai : DELAI_PAR_DEFAUT_MS);
+  const mesure = Date.parse(annulation.jusqua) - Date.parse(retour.updatedAt);
+  const delai = mesure > 0 && mesure <= 60_000 ? mesure : DELAI_PAR_DEFAUT_MS;
+  const fin = Date.now() + delai;
   const id = `statut-${annulation.id}`;
   notifications.show({
     id,
@@ -56,6 +59,7 @@ export function notifierChangement(ancien: Statut, retour: StatutChange, focusSe
         nouveau={statutDeLaDemande}
         annulationId={annulation.id}
         fin={fin}
+        delai={delai}
         focusSelect={focusSelect}
       />
     ),
@@ -78,6 +82,7 @@ function ChangementEnAttente({
   nouveau,
   annulationId,
   fin,
+  delai,
   focusSelect,
 }: {
   notificationId: string;
@@ -86,6 +91,8 @@ function ChangementEnAttente({
   nouveau: Statut;
   annulationId: string;
   fin: number;
+  /** The undo window, in ms: said once, in words, to screen readers. */
+  delai: number;
   focusSelect: () => void;
 }) {
   const [secondes, setSecondes] = useState(() => secondesRestantes(fin));
@@ -130,7 +137,7 @@ function ChangementEnAttente({
     annulation.mutate(annulationId, {
       onSuccess: () => setEtat('annule'),
       onError: (e) => {
-        setErreur(errorMessage(e, "Le changement n'a pas pu être annulé."));
+        setErreur(errorMessage(e, "Le changement n’a pas pu être annulé."));
         setEtat('erreur');
       },
       // The button goes: the focus returns to the row's select.
@@ -143,26 +150,26 @@ function ChangementEnAttente({
   if (etat === 'annule') {
     return (
       <Text size="sm">
-        Changement annulé : la demande n° {numeroUnique} est de nouveau « {ancien} ». Aucun e-mail n'est envoyé.
+        Changement annulé : la demande n° {numeroUnique} est de nouveau « {ancien} ». Aucun e-mail n’est envoyé.
       </Text>
     );
   }
   if (etat === 'erreur') {
     return (
       <Text size="sm" c="red.8" fw={500}>
-        Demande n° {numeroUnique} : le changement en « {nouveau} » n'est pas annulé. {erreur}
+        Demande n° {numeroUnique} : le changement en « {nouveau} » n’est pas annulé. {erreur}
       </Text>
     );
   }
   return (
     <Group justify="space-between" align="center" gap="sm" wrap="nowrap">
       <Text size="sm">
-        Statut changé en <strong>{nouveau}</strong> (demande n° {numeroUnique}). L'e-mail part dans{' '}
+        Statut changé en <strong>{nouveau}</strong> (demande n° {numeroUnique}). L’e-mail part dans{' '}
         {/* The live region reads the sentence once; the ticking seconds are for the eyes only. */}
         <span aria-hidden="true" style={{ whiteSpace: 'nowrap' }}>
           {secondes}&nbsp;s
         </span>
-        <VisuallyHidden>10 secondes</VisuallyHidden>.
+        <VisuallyHidden>{pluriel(Math.ceil(delai / 1000), 'seconde', 'secondes')}</VisuallyHidden>.
       </Text>
       <Button
         ref={boutonRef}

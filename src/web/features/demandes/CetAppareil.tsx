@@ -16,7 +16,7 @@ export function SeSouvenirDeCetAppareil({ numeroUnique }: { numeroUnique: string
       checked={memorisee}
       onChange={(e) => setSeSouvenir(numeroUnique, e.currentTarget.checked)}
       label="Se souvenir de cet appareil"
-      description="Cochez pour revenir à votre demande depuis ce navigateur sans rouvrir le lien. Sur un ordinateur partagé (médiathèque, mairie, cybercafé), ne cochez pas : le lien sera oublié à la fermeture de l'onglet."
+      description="Cochez pour revenir à votre demande depuis ce navigateur sans rouvrir le lien. Sur un ordinateur partagé (médiathèque, mairie, cybercafé), ne cochez pas : le lien sera oublié à la fermeture de l’onglet."
     />
   );
 }
@@ -41,7 +41,7 @@ export function OublierCetAppareil() {
       <Dialog opened={opened} onClose={close} title="Oublier cet appareil ?" size="md">
         <Stack gap="md">
           <Text>
-            Les liens privés de toutes les demandes enregistrées dans ce navigateur seront effacés. Pour revoir le détail d'une demande et
+            Les liens privés de toutes les demandes enregistrées dans ce navigateur seront effacés. Pour revoir le détail d’une demande et
             envoyer des documents, il faudra rouvrir son lien privé (reçu par e-mail).
           </Text>
           <Group justify="flex-end" gap="sm">

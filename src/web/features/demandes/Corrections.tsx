@@ -16,7 +16,6 @@ import { useClotureCorrection, useCorrectionsFaites, useDemandeCorrection } from
 /** Orange dark enough for white text in a small badge: 6.6:1 (Mantine's darkest orange, #d9480f, reaches 4.3:1). */
 export const ORANGE_A_FAIRE = '#a33b00';
 
-const blocDe = (categorie: string) => CATEGORIES.find((c) => c.value === categorie)?.label ?? categorie;
 const aRemplacer = (demande: DemandeComplete) =>
   CATEGORIES.flatMap((c) => demande.documents[c.value].filter((d) => d.avis === 'a-remplacer').map((d) => ({ ...d, bloc: c.label })));
 
@@ -64,8 +63,8 @@ export function CorrectionDemandeur({ demande }: { demande: DemandeComplete }) {
           </>
         )}
         <Text>
-          Envoyez les nouveaux documents dans « Vos documents » plus bas{docs.length > 0 ? ' et supprimez ceux à remplacer' : ''}, puis dites-le à la
-          mairie annexe :
+          Corrigez les informations de votre demande avec « Modifier ma demande », envoyez les nouveaux documents dans « Vos documents » plus bas
+          {docs.length > 0 ? ' et supprimez ceux à remplacer' : ''}, puis dites-le à la mairie annexe :
         </Text>
         <Button w="fit-content" loading={faites.isPending} onClick={() => faites.mutate()}>
           J’ai fait les corrections
@@ -289,7 +288,7 @@ export function ChecklistDocuments({ demande }: { demande: DemandeComplete }) {
           const etat = etatDuBloc(c.value, demande.documents[c.value]);
           return (
             <Group component="li" key={c.value} justify="space-between" wrap="nowrap" gap="sm" data-bloc={c.value} data-etat={etat}>
-              <Text>{blocDe(c.value)}</Text>
+              <Text>{c.label}</Text>
               <Badge color={COULEURS_ETAT[etat]} variant={etat === 'facultatif' ? 'outline' : 'filled'} style={{ flexShrink: 0 }}>
                 {ETATS_BLOC[etat]}
               </Badge>

@@ -1,26 +1,13 @@
 // @vitest-environment jsdom
 import { screen, waitFor } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CycleDeVie as Cycle } from '../../../domain/cycleDeVie.js';
-import { renderWithProviders } from '../../test-utils.js';
+import { recordFetch, renderWithProviders } from '../../test-utils.js';
 import { CycleDeVie } from './CycleDeVie.js';
 
-const calls: { url: string; method: string }[] = [];
-let answers: Record<string, { status: number; body: unknown }>;
+const { calls, answers } = recordFetch();
 const jour = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString();
-
-beforeEach(() => {
-  calls.length = 0;
-  answers = {};
-  vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    calls.push({ url, method });
-    const answer = answers[`${method} ${url}`] ?? { status: 404, body: { error: { code: 'NOT_FOUND', message: 'absent' } } };
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
-  });
-});
-afterEach(() => vi.unstubAllGlobals());
 
 const URL_CYCLE = '/app/api/logement/013ABC12345/cycle-de-vie';
 
@@ -31,7 +18,7 @@ describe('« Validité de la demande »', () => {
     answers['POST /app/api/logement/013ABC12345/renouveler'] = { status: 200, body: { data: { ...cycle, valideJusqua: '2031-05-06T10:00:00.000Z' } } };
     renderWithProviders(<CycleDeVie numero="013ABC12345" />);
     expect(await screen.findByText(/^Valable jusqu’au/u)).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Télécharger l’attestation d’enregistrement' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Télécharger l’attestation d’enregistrement (PDF, environ 20\u00a0Ko)' })).toBeInTheDocument();
     await userEvent.setup().click(screen.getByRole('button', { name: 'Renouveler ma demande' }));
     const message = await screen.findByText('Votre demande est renouvelée : elle est valable jusqu’au 06/05/2031.');
     expect(calls.some((c) => c.method === 'POST' && c.url.endsWith('/renouveler'))).toBe(true);

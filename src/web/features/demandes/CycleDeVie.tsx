@@ -55,12 +55,12 @@ export function CycleDeVie({ numero }: { numero: string }) {
         )}
         <div ref={message} tabIndex={-1} role="status" aria-live="polite">
           {fait && (
-            <Alert color="green" withCloseButton closeButtonLabel="Fermer le message" onClose={() => setFait(null)}>
+            <Alert role="none" color="green" withCloseButton closeButtonLabel="Fermer le message" onClose={() => setFait(null)}>
               {fait}
             </Alert>
           )}
           {echec && (
-            <Alert color="red" withCloseButton closeButtonLabel="Fermer le message" onClose={() => setEchec(null)}>
+            <Alert role="none" color="red" withCloseButton closeButtonLabel="Fermer le message" onClose={() => setEchec(null)}>
               {echec}
             </Alert>
           )}
@@ -105,7 +105,8 @@ export function CycleDeVie({ numero }: { numero: string }) {
                 .finally(() => setTelechargement(false));
             }}
           >
-            Télécharger l’attestation d’enregistrement
+            {/* The format and the weight (RGAA 13.3): test/attestation.test.ts keeps the file under 25 Ko. */}
+            Télécharger l’attestation d’enregistrement (PDF, environ 20&nbsp;Ko)
           </Button>
         </Group>
       </Stack>

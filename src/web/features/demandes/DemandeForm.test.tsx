@@ -1,26 +1,16 @@
 // @vitest-environment jsdom
 import { screen, waitFor } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { renderWithProviders } from '../../test-utils.js';
+import { describe, expect, it, vi } from 'vitest';
+import { recordFetch, renderWithProviders } from '../../test-utils.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { DemandeForm } from './NouvelleDemandePage.js';
 
 // The network is the browser's fetch: recorded here so the tests can say what was (not) sent.
-const calls: { url: string; method: string; body?: unknown }[] = [];
-let answers: Record<string, { status: number; body: unknown }>;
+const { calls, answers } = recordFetch();
 
-beforeEach(() => {
-  calls.length = 0;
-  answers = {};
-  vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    calls.push({ url, method, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const answer = answers[`${method} ${url}`] ?? { status: 404, body: { error: { code: 'NOT_FOUND', message: 'absent' } } };
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
-  });
-});
-afterEach(() => vi.unstubAllGlobals());
+/** The calls the form made, but the reading of the session (whether someone is signed in). */
+const envois = () => calls.filter((c) => c.url !== '/app/api/user/me');
 
 async function fillRequired(user: ReturnType<typeof userEvent.setup>) {
   await user.type(screen.getByLabelText(/Numéro unique/u), '013 ABC 12345');
@@ -33,7 +23,7 @@ describe('the request form', () => {
   it('shows the form defaults of the domain', () => {
     renderWithProviders(<DemandeForm onCreated={() => {}} />);
     expect(screen.getByLabelText('Situation familiale')).toHaveValue('celibataire');
-    expect(screen.getByLabelText("Nombre d'enfants à charge")).toHaveValue('0');
+    expect(screen.getByLabelText("Nombre d’enfants à charge")).toHaveValue('0');
     expect(screen.getByLabelText('Logement actuel')).toHaveValue('sans domicile fixe');
     expect(screen.getByLabelText('Type de logement actuel')).toHaveValue('studio');
     expect(screen.getByLabelText('Bailleur actuel')).toHaveValue('pah');
@@ -45,12 +35,76 @@ describe('the request form', () => {
     renderWithProviders(<DemandeForm onCreated={() => {}} />);
     await user.click(screen.getByRole('button', { name: 'Enregistrer ma demande' }));
     expect(await screen.findByText('Le prénom est obligatoire.')).toBeInTheDocument();
-    expect(screen.getByText("L'adresse e-mail est obligatoire.")).toBeInTheDocument();
+    expect(screen.getByText("L’adresse e-mail est obligatoire.")).toBeInTheDocument();
     expect(screen.getByText('Les motivations sont obligatoires.')).toBeInTheDocument();
     expect(screen.getByText('Le numéro unique est obligatoire.')).toBeInTheDocument();
     expect(screen.getByLabelText(/^Prénom/u)).toHaveAttribute('aria-invalid', 'true');
     expect(screen.getByRole('alert')).toHaveTextContent('4 champs sont à corriger.');
-    expect(calls).toEqual([]);
+    expect(envois()).toEqual([]);
+  });
+
+  it('fills adresse, code postal, ville and the complement typed about the building from a suggestion', async () => {
+    answers[`GET /app/api/adresses?q=${encodeURIComponent('Bât. C, 8 av marcel')}`] = {
+      status: 200,
+      body: {
+        source: 'ban',
+        data: [{ label: '8 Avenue Marcel Pagnol 13090 Aix-en-Provence', adresse: '8 Avenue Marcel Pagnol', codePostal: '13090', ville: 'Aix-en-Provence', complement: 'Bât. C' }],
+      },
+    };
+    const user = userEvent.setup();
+    renderWithProviders(<DemandeForm onCreated={() => {}} />);
+    await user.type(screen.getByLabelText('Adresse', { selector: 'input' }), 'Bât. C, 8 av marcel');
+    await waitFor(() => expect(calls.map((c) => c.url)).toContain(`/app/api/adresses?q=${encodeURIComponent('Bât. C, 8 av marcel')}`));
+    await user.click(await screen.findByText('8 Avenue Marcel Pagnol 13090 Aix-en-Provence'));
+    expect(screen.getByLabelText('Adresse', { selector: 'input' })).toHaveValue('8 Avenue Marcel Pagnol');
+    expect(screen.getByLabelText(/^Complément/u)).toHaveValue('Bât. C');
+    expect(screen.getByLabelText('Code postal')).toHaveValue('13090');
+    expect(screen.getByLabelText('Ville')).toHaveValue('Aix-en-Provence');
+  });
+
+  it('keeps what is typed on the device and offers it back on the next visit; « Effacer le brouillon » removes it', async () => {
+    localStorage.clear();
+    const user = userEvent.setup();
+    const premier = renderWithProviders(<DemandeForm onCreated={() => {}} />);
+    await user.type(screen.getByLabelText(/^Prénom/u), 'Hélène');
+    await user.type(screen.getByLabelText(/^Motivations/u), 'Logement trop petit');
+    await waitFor(() => expect(localStorage.getItem('quartier-vivant.brouillon-demande')).toContain('Logement trop petit'));
+    premier.unmount();
+
+    renderWithProviders(<DemandeForm onCreated={() => {}} />);
+    // Offered, not put in the form unasked.
+    expect(screen.getByLabelText(/^Prénom/u)).toHaveValue('');
+    const offre = screen.getByRole('region', { name: 'Une demande commencée sur cet appareil' });
+    expect(offre).toHaveTextContent('Vous aviez commencé une demande au nom de Hélène le');
+    await user.click(screen.getByRole('button', { name: 'Reprendre ce brouillon' }));
+    expect(screen.getByLabelText(/^Prénom/u)).toHaveValue('Hélène');
+    expect(screen.getByLabelText(/^Motivations/u)).toHaveValue('Logement trop petit');
+    expect(screen.queryByRole('region', { name: 'Une demande commencée sur cet appareil' })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'effacez le brouillon' }));
+    expect(localStorage.getItem('quartier-vivant.brouillon-demande')).toBeNull();
+  });
+
+  it('fills the form from the signed-in account', async () => {
+    localStorage.clear();
+    answers['GET /app/api/user/me'] = {
+      status: 200,
+      body: {
+        data: {
+          uid: 'u1', prenom: 'Lucas', nom: 'Garcia', pic: null, email: 'lucas@example.org', gender: 'H', birthday: '1992-03-15',
+          residence: 'Le Mail, bât. C', rue: 'Avenue Jean-Monnet', userType: 'user', visibilite: 'voisins', dateDEnregistrement: '2026-01-01T00:00:00.000Z',
+          invitationLink: 'http://x/invitation/u1', followers: [], following: [],
+        },
+      },
+    };
+    renderWithProviders(<DemandeForm onCreated={() => {}} />);
+    // The account arrives after the first render; on a loaded machine, past waitFor's default second.
+    await waitFor(() => expect(screen.getByLabelText(/^Prénom/u)).toHaveValue('Lucas'), { timeout: 5000 });
+    expect(screen.getByLabelText('Nom', { exact: true })).toHaveValue('Garcia');
+    expect(screen.getByLabelText(/^Adresse e-mail/u)).toHaveValue('lucas@example.org');
+    expect(screen.getByLabelText('Date de naissance')).toHaveValue('1992-03-15');
+    expect(screen.getByLabelText('Adresse', { selector: 'input' })).toHaveValue('Avenue Jean-Monnet');
+    expect(screen.getByLabelText(/^Complément/u)).toHaveValue('Le Mail, bât. C');
+    expect(screen.getByLabelText('Sexe')).toHaveValue('homme');
   });
 
   it('refuses a malformed e-mail and numéro before any call', async () => {
@@ -62,9 +116,9 @@ describe('the request form', () => {
     await user.clear(screen.getByLabelText(/Numéro unique/u));
     await user.type(screen.getByLabelText(/Numéro unique/u), '013');
     await user.click(screen.getByRole('button', { name: 'Enregistrer ma demande' }));
-    expect(await screen.findByText("L'adresse e-mail n'est pas valide.")).toBeInTheDocument();
+    expect(await screen.findByText("L’adresse e-mail n’est pas valide.")).toBeInTheDocument();
     expect(screen.getByText('Le numéro unique doit contenir de 6 à 32 lettres ou chiffres.')).toBeInTheDocument();
-    expect(calls).toEqual([]);
+    expect(envois()).toEqual([]);
   });
 
   it('stops on the duplicate pre-check without submitting', async () => {
@@ -78,7 +132,7 @@ describe('the request form', () => {
     await fillRequired(user);
     await user.click(screen.getByRole('button', { name: 'Enregistrer ma demande' }));
     expect(await screen.findByRole('alert')).toHaveTextContent(MESSAGES.doublon);
-    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['GET /app/api/logement/013abc12345']);
+    expect(envois().map((c) => `${c.method} ${c.url}`)).toEqual(['GET /app/api/logement/013abc12345']);
     expect(onCreated).not.toHaveBeenCalled();
   });
 

@@ -1,8 +1,8 @@
 import { Alert, Anchor, Button, Card, Divider, Group, Loader, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { formatHorodatage, formatJour } from '../../../domain/dates.js';
-import { CHAMPS_DEMANDE, SECTIONS_DEMANDE, valeurLue, type DemandeComplete } from '../../../domain/demande.js';
+import { CHAMPS_DEMANDE, peutEtreModifiee, SECTIONS_DEMANDE, valeurLue, type DemandeComplete } from '../../../domain/demande.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { isValidNumeroUnique, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
 import { ApiError } from '../../lib/api.js';
@@ -20,6 +20,7 @@ import { CycleDeVie } from './CycleDeVie.js';
 import { UploadBlocks } from './Documents.js';
 import { Instruction } from './Instruction.js';
 import { Messages } from './Messages.js';
+import { ModificationDemande } from './ModificationDemande.js';
 import { EffacementGestionnaire } from './EffacementGestionnaire.js';
 import { RenvoiLien } from './RenvoiLien.js';
 import { RetraitDemande, RetraitFait } from './RetraitDemande.js';
@@ -36,7 +37,7 @@ export function DemandePage() {
   return (
     <Stack maw={960} gap="lg">
       <Anchor component={Link} to={paths.logement} w="fit-content">
-        ← Retour
+        ← Logement social
       </Anchor>
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         Demande de logement n° {numero}
@@ -64,6 +65,8 @@ function DemandeContent({ numero }: { numero: string }) {
   const [fin, setFin] = useState<'retiree' | 'effacee' | null>(null);
   const { data: moi } = useMoi();
   const gestionnaire = moi ? isGestionnaire(moi.userType) : false;
+  // The reason given with the current status (a refusal's), shown with it: the last step that led to it.
+  const { data: historique } = useHistorique(numero);
 
   if (fin) {
     return fin === 'retiree' ? (
@@ -75,7 +78,7 @@ function DemandeContent({ numero }: { numero: string }) {
       </RetraitFait>
     ) : (
       <RetraitFait titre="La demande a été effacée">
-        <Text>Ses informations et ses documents ont été supprimés ; l'historique garde l'effacement, à votre nom. La personne en est informée par e-mail.</Text>
+        <Text>Ses informations et ses documents ont été supprimés ; l’historique garde l’effacement, à votre nom. La personne en est informée par e-mail.</Text>
       </RetraitFait>
     );
   }
@@ -124,7 +127,7 @@ function DemandeContent({ numero }: { numero: string }) {
       {/* What the town hall waits for comes first: the applicant's one action on this page. */}
       {data.acces === 'complet' && (!gestionnaire || cleIci) && <CorrectionDemandeur demande={data} />}
       <Card withBorder padding="lg">
-        <ProgressBar statut={data.statutDeLaDemande} />
+        <ProgressBar statut={data.statutDeLaDemande} motif={historique?.findLast((e) => e.vers === data.statutDeLaDemande)?.motif} />
       </Card>
       <Historique numero={numero} />
       {data.acces === 'complet' ? (
@@ -134,7 +137,7 @@ function DemandeContent({ numero }: { numero: string }) {
           <Messages numero={numero} cote={gestionnaire && !cleIci ? 'mairie' : 'demandeur'} />
           {gestionnaire && <Instruction numero={numero} />}
           <CycleDeVie numero={numero} />
-          <Details demande={data} />
+          <VosInformations demande={data} demandeur={!gestionnaire || cleIci} />
           <Divider />
           <ChecklistDocuments demande={data} />
           {Object.values(data.documents).some((list) => list.length > 0) && <ToutTelecharger numero={numero} />}
@@ -144,16 +147,16 @@ function DemandeContent({ numero }: { numero: string }) {
         </>
       ) : (
         <>
-          <Alert color="blue" variant="light" title="Accès au détail de la demande">
+          <Alert role="note" color="blue" variant="light" title="Accès au détail de la demande">
             {cleIci ? (
               <Text>
                 Le lien privé enregistré sur cet appareil ne correspond pas à cette demande. Ouvrez le lien privé reçu par e-mail lors de
-                l'enregistrement pour voir le détail et envoyer vos documents.
+                l’enregistrement pour voir le détail et envoyer vos documents.
               </Text>
             ) : (
               <Text>
                 Seul le statut de la demande est visible ici. Pour voir son détail et envoyer vos documents, ouvrez le lien privé reçu lors de
-                l'enregistrement (il vous a aussi été envoyé par e-mail), ou connectez-vous au compte avec lequel la demande a été déposée.
+                l’enregistrement (il vous a aussi été envoyé par e-mail), ou connectez-vous au compte avec lequel la demande a été déposée.
               </Text>
             )}
           </Alert>
@@ -177,11 +180,66 @@ function CetAppareil({ numero, cleIci }: { numero: string; cleIci: boolean }) {
             <SeSouvenirDeCetAppareil numeroUnique={numero} />
           </div>
         ) : (
-          <Text style={{ flex: '1 1 20rem' }}>Ce navigateur garde le lien privé d'autres demandes.</Text>
+          <Text style={{ flex: '1 1 20rem' }}>Ce navigateur garde le lien privé d’autres demandes.</Text>
         )}
         <OublierCetAppareil />
       </Group>
     </Card>
+  );
+}
+
+/**
+ * The request's fields; for its applicant, while the request may still be changed (peutEtreModifiee),
+ * « Modifier ma demande » opens the form in their place. The form stays open whatever arrives live
+ * meanwhile: what was typed is never dropped (a refusal is said on saving).
+ */
+function VosInformations({ demande, demandeur }: { demande: DemandeComplete; demandeur: boolean }) {
+  const [enCours, setEnCours] = useState(false);
+  const [enregistre, setEnregistre] = useState(false);
+  const boutonRef = useRef<HTMLButtonElement>(null);
+  const annonceRef = useRef<HTMLDivElement>(null);
+  const modifiable = demandeur && peutEtreModifiee(demande.statutDeLaDemande, demande.correction?.etat);
+  // Once the form has closed, focus goes back where the person was: the saved notice, or the button that opened it.
+  const focusApres = useRef<'annonce' | 'bouton' | null>(null);
+  useEffect(() => {
+    if (enCours || !focusApres.current) return;
+    (focusApres.current === 'annonce' ? annonceRef : boutonRef).current?.focus();
+    focusApres.current = null;
+  }, [enCours]);
+  const fermer = (ok: boolean) => {
+    focusApres.current = ok ? 'annonce' : 'bouton';
+    setEnCours(false);
+    setEnregistre(ok);
+  };
+  if (enCours) return <ModificationDemande demande={demande} onFermer={fermer} />;
+  return (
+    <Stack gap="md">
+      {enregistre && (
+        <Alert ref={annonceRef} tabIndex={-1} role="status" color="teal" variant="light" title="Vos modifications sont enregistrées">
+          La mairie annexe les voit dès maintenant.
+        </Alert>
+      )}
+      {modifiable && (
+        <Group justify="space-between" gap="sm">
+          <Text style={{ flex: '1 1 18rem' }}>
+            {demande.correction?.etat === 'demandee'
+              ? 'Une information de votre demande est à corriger ? Vous pouvez la modifier jusqu’à ce que vous indiquiez avoir fait les corrections.'
+              : 'Vous pouvez modifier votre demande tant que la mairie annexe n’a pas commencé à la traiter.'}
+          </Text>
+          <Button
+            ref={boutonRef}
+            variant="outline"
+            onClick={() => {
+              setEnregistre(false);
+              setEnCours(true);
+            }}
+          >
+            Modifier ma demande
+          </Button>
+        </Group>
+      )}
+      <Details demande={demande} />
+    </Stack>
   );
 }
 
@@ -221,9 +279,10 @@ function Historique({ numero }: { numero: string }) {
       <Title order={2} size="h4" id="historique-titre" mb="sm">
         Historique
       </Title>
-      <Timeline active={data.length - 1} bulletSize={14} lineWidth={2}>
+      {/* A list of the changes, in order (RGAA 9.3), drawn as Mantine's timeline (its bullets and line are decoration). */}
+      <Timeline component="ol" active={data.length - 1} bulletSize={14} lineWidth={2} m={0} style={{ listStyle: 'none' }}>
         {data.map((e, i) => (
-          <Timeline.Item key={`${e.date}-${i}`} title={e.de ? e.vers : `Demande enregistrée : ${e.vers}`}>
+          <Timeline.Item component="li" key={`${e.date}-${i}`} title={e.de ? e.vers : `Demande enregistrée : ${e.vers}`}>
             <Text size="sm" c="dimmed">
               {formatHorodatage(e.date)}
               {e.par ? ` — ${e.par}` : ''}

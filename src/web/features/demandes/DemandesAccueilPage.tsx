@@ -47,7 +47,7 @@ export function DemandesAccueilPage() {
         <Title order={2} size="h3" mb="xs">
           Nouvelle demande
         </Title>
-        <Text mb="md">Remplissez le formulaire en quelques minutes. Aucun compte n'est nécessaire.</Text>
+        <Text mb="md">Remplissez le formulaire en quelques minutes. Aucun compte n’est nécessaire.</Text>
         <Button component={Link} to={paths.nouvelleDemande} size="md" w="fit-content">
           Soumettre ma demande
         </Button>
@@ -75,7 +75,7 @@ export function DemandesAccueilPage() {
                     Demande n° {n}
                   </Anchor>{' '}
                   <Text span size="sm" c="dimmed">
-                    {estMemorisee(n) ? '(mémorisée sur cet appareil)' : "(jusqu'à la fermeture de l'onglet)"}
+                    {estMemorisee(n) ? '(mémorisée sur cet appareil)' : "(jusqu’à la fermeture de l’onglet)"}
                   </Text>
                 </List.Item>
               ))}
@@ -104,7 +104,7 @@ function MesDemandes() {
       ) : error ? (
         <Text c="red.8">{error.message}</Text>
       ) : data.length === 0 ? (
-        <Text>Vous n'avez pas encore déposé de demande avec ce compte.</Text>
+        <Text>Vous n’avez pas encore déposé de demande avec ce compte.</Text>
       ) : (
         <List>
           {data.map((d) => (

@@ -51,9 +51,9 @@ describe('the detail of a request', () => {
     expect(valeur('Sexe')).toBe('Femme');
     expect(valeur('Date de naissance')).toBe('15/03/1990');
     expect(valeur('Situation familiale')).toBe('Marié(e)');
-    expect(valeur("Nombre d'enfants")).toBe('0');
+    expect(valeur("Nombre d’enfants")).toBe('0');
     expect(valeur('Quartier actuel')).toBe('Jas de Bouffan');
-    expect(valeur('Bailleur actuel')).toBe("Pays d'Aix Habitat");
+    expect(valeur('Bailleur actuel')).toBe("Pays d’Aix Habitat");
     expect(valeur('Quartiers souhaités')).toBe('Encagnane, Pas de préférence');
     expect(valeur('Salaire brut mensuel')?.replace(/\s/gu, ' ')).toBe('1 850,50 €');
   });

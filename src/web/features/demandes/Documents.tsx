@@ -1,5 +1,5 @@
-import { Alert, Anchor, Badge, Button, Card, CloseButton, FileButton, Group, List, Loader, Progress, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useEffect, useState } from 'react';
+import { Alert, Anchor, Badge, Button, Card, CloseButton, FileButton, Group, Loader, Progress, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useEffect, useRef, useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
 import type { DemandeComplete } from '../../../domain/demande.js';
 import { peutSupprimerDocument } from '../../../domain/effacement.js';
@@ -8,7 +8,10 @@ import {
   AVIS,
   CATEGORIES,
   EXTENSIONS_ACCEPTEES,
+  isTypeAccepte,
+  formatTaille,
   MAX_FICHIERS_PAR_ENVOI,
+  REFUS_FICHIER,
   TYPES_ACCEPTES,
   typeFromExtension,
   UPLOAD_MAX_MO_DEFAUT,
@@ -23,29 +26,47 @@ import { fetchDocumentBlob, useEnvoiDocuments } from './api.js';
 import { useAvisDocument } from './apiCorrections.js';
 import { ORANGE_A_FAIRE, PiedDeDialogue } from './Corrections.js';
 import { useSuppressionDocument } from './apiEffacement.js';
+import { ajoutDuTitre } from './titrePdf.js';
 
-const ACCEPT = [...EXTENSIONS_ACCEPTEES, ...Object.keys(TYPES_ACCEPTES)].join(',');
-const DEFAULT_MAX_BYTES = UPLOAD_MAX_MO_DEFAUT * 1024 * 1024;
+export const ACCEPT = [...EXTENSIONS_ACCEPTEES, ...Object.keys(TYPES_ACCEPTES)].join(',');
+export const DEFAULT_MAX_BYTES = UPLOAD_MAX_MO_DEFAUT * 1024 * 1024;
 
-const fmt = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
-function formatSize(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${fmt.format(Math.max(1, bytes / 1024))} Ko`;
-  return `${fmt.format(bytes / (1024 * 1024))} Mo`;
-}
 
 type Pending = Record<Categorie, File[]>;
 const emptyPending = (): Pending => ({ livret: [], identity: [], tax: [], salary: [], other: [] });
 
+
 /** Why a chosen file cannot be sent, checked before sending (the server checks again). */
 function fileProblem(file: File, maxBytes: number): string | null {
   const byName = typeFromExtension(file.name);
-  if (!byName || (file.type !== '' && file.type !== byName)) {
-    return `« ${file.name} » n'est pas accepté : seuls les fichiers PDF, JPEG et PNG le sont.`;
-  }
-  if (file.size === 0) return `« ${file.name} » est vide.`;
-  if (file.size > maxBytes) return `« ${file.name} » dépasse la taille maximale de ${formatSize(maxBytes)}.`;
+  if (!byName || (file.type !== '' && !isTypeAccepte(file.type))) return REFUS_FICHIER.type(file.name);
+  // The browser's type says another accepted format than the name's extension: the server would say so too.
+  if (file.type !== '' && file.type !== byName) return REFUS_FICHIER.contenu(file.name);
+  if (file.size === 0) return REFUS_FICHIER.vide(file.name);
+  if (file.size > maxBytes) return REFUS_FICHIER.taille(file.name, maxBytes);
   return null;
 }
+
+/** Chosen files split into those that may be sent and why the others may not. */
+export function trierFichiers(files: readonly File[], maxBytes: number): { acceptes: File[]; probleme: string | null } {
+  const acceptes: File[] = [];
+  const problemes: string[] = [];
+  for (const file of files) {
+    const problem = fileProblem(file, maxBytes);
+    if (problem) problemes.push(problem);
+    else acceptes.push(file);
+  }
+  return { acceptes, probleme: problemes.length > 0 ? problemes.join(' ') : null };
+}
+
+/**
+ * « Ajouter des fichiers »: Mantine's light blue keeps blue.9 on blue.1 at rest (4.9:1), but its hover, blue.9
+ * on blue.2, falls to 4.0:1. On hover it fills instead: white on blue.8, 5.0:1 (the primary shade's filled button).
+ */
+const AJOUTER_VARS = () => ({ root: { '--button-hover': 'var(--mantine-color-blue-8)', '--button-hover-color': 'var(--mantine-color-white)' } });
+
+/** The key of a chosen file's « Retirer » button: its block and its place in the block's list. */
+const cleRetirer = (categorie: Categorie, index: number) => `${categorie}-${index}`;
 
 /**
  * `supprimable`: the viewer is the requester (key or owner), who may delete documents not yet sent onward (and
@@ -60,30 +81,49 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
   const [progress, setProgress] = useState<number | null>(null);
   const [sendError, setSendError] = useState<string | null>(null);
   const [sent, setSent] = useState(false);
+  // Counts the sends that ended (sent, refused or failed): each one moves the focus to what it says.
+  const [envoisFinis, setEnvoisFinis] = useState(0);
   const envoi = useEnvoiDocuments(demande.numeroUnique, setProgress);
   const total = Object.values(pending).reduce((n, files) => n + files.length, 0);
 
+  // Where the focus goes once the page shows the result of an action (the element it was on may be gone).
+  const retirerRefs = useRef(new Map<string, HTMLButtonElement>());
+  const ajouterRefs = useRef(new Map<Categorie, HTMLButtonElement>());
+  const titreRefs = useRef(new Map<Categorie, HTMLHeadingElement>());
+  const apresRetrait = useRef<{ categorie: Categorie; index: number } | null>(null);
+  const succesRef = useRef<HTMLDivElement>(null);
+  const erreurRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const retrait = apresRetrait.current;
+    if (!retrait) return;
+    apresRetrait.current = null;
+    // The file that took the removed one's place, else the block's « Ajouter des fichiers ».
+    (retirerRefs.current.get(cleRetirer(retrait.categorie, retrait.index)) ?? ajouterRefs.current.get(retrait.categorie))?.focus();
+  }, [pending]);
+
+  useEffect(() => {
+    if (envoisFinis > 0) (erreurRef.current ?? succesRef.current)?.focus();
+  }, [envoisFinis]);
+
   function add(categorie: Categorie, files: File[]) {
-    const accepted: File[] = [];
-    const problems: string[] = [];
-    for (const file of files) {
-      const problem = fileProblem(file, maxBytes);
-      if (problem) problems.push(problem);
-      else accepted.push(file);
-    }
+    const { acceptes, probleme } = trierFichiers(files, maxBytes);
     setSent(false);
-    setPending((p) => ({ ...p, [categorie]: [...p[categorie], ...accepted] }));
-    setBlockErrors((e) => ({ ...e, [categorie]: problems.length > 0 ? problems.join(' ') : undefined }));
+    setPending((p) => ({ ...p, [categorie]: [...p[categorie], ...acceptes] }));
+    setBlockErrors((e) => ({ ...e, [categorie]: probleme ?? undefined }));
   }
 
   function remove(categorie: Categorie, index: number) {
+    apresRetrait.current = { categorie, index };
     setPending((p) => ({ ...p, [categorie]: p[categorie].filter((_, i) => i !== index) }));
   }
 
   async function send() {
     setSendError(null);
+    setSent(false);
     if (total > maxFiles) {
-      setSendError(`Vous pouvez envoyer au plus ${maxFiles} fichiers à la fois : retirez-en ${total - maxFiles}.`);
+      setSendError(`${REFUS_FICHIER.nombre(maxFiles)} Retirez-en ${total - maxFiles}.`);
+      setEnvoisFinis((n) => n + 1);
       return;
     }
     const files = CATEGORIES.flatMap((c) => pending[c.value].map((file) => ({ categorie: c.value, file })));
@@ -94,9 +134,10 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
       setBlockErrors({});
       setSent(true);
     } catch (error) {
-      setSendError(errorMessage(error, "L'envoi a échoué. Réessayez dans un instant."));
+      setSendError(errorMessage(error, 'L’envoi a échoué. Réessayez dans un instant.'));
     } finally {
       setProgress(null);
+      setEnvoisFinis((n) => n + 1);
     }
   }
 
@@ -106,48 +147,80 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
         Vos documents
       </Title>
       <Text>
-        Formats acceptés : PDF, JPEG et PNG, {formatSize(maxBytes)} au plus par fichier. Une photo nette prise avec votre téléphone convient.
+        Formats acceptés : PDF, JPEG et PNG, {formatTaille(maxBytes)} au plus par fichier. Une photo nette prise avec votre téléphone convient.
       </Text>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         {CATEGORIES.map(({ value: categorie, label }) => (
           <Card key={categorie} withBorder padding="md" component="section" aria-labelledby={`bloc-${categorie}`}>
-            <Title order={3} size="h4" id={`bloc-${categorie}`} mb="xs" tabIndex={-1}>
+            <Title
+              order={3}
+              size="h4"
+              id={`bloc-${categorie}`}
+              mb="xs"
+              tabIndex={-1}
+              ref={(el) => {
+                titreRefs.current.set(categorie, el!);
+                return () => void titreRefs.current.delete(categorie);
+              }}
+            >
               {label}
             </Title>
             <DocumentList
               numeroUnique={demande.numeroUnique}
-              categorie={categorie}
               documents={demande.documents[categorie]}
               peutSupprimer={(doc) => supprimable && peutSupprimerDocument(demande.statutDeLaDemande, doc.avis)}
               revue={revue}
+              focusTitre={() => titreRefs.current.get(categorie)?.focus()}
             />
             {pending[categorie].length > 0 && (
               <>
-                <Text size="sm" fw={600} mt="sm">
+                <Text size="sm" fw={600} mt="sm" id={`a-envoyer-${categorie}`}>
                   À envoyer :
                 </Text>
-                <List spacing={4} size="sm" listStyleType="none" ml={0} pl={0}>
+                <Stack component="ul" gap={4} aria-labelledby={`a-envoyer-${categorie}`} style={{ listStyle: 'none', padding: 0, margin: 0 }}>
                   {pending[categorie].map((file, i) => (
-                    <List.Item key={`${file.name}-${i}`}>
-                      <Group gap="xs" wrap="nowrap">
-                        <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                          {file.name} ({formatSize(file.size)})
-                        </Text>
-                        <CloseButton size="sm" aria-label={`Retirer ${file.name}`} onClick={() => remove(categorie, i)} disabled={progress !== null} />
-                      </Group>
-                    </List.Item>
+                    <Group component="li" key={`${file.name}-${i}`} gap="xs" wrap="nowrap" justify="space-between" align="center">
+                      <Text size="sm" style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
+                        {file.name} ({formatTaille(file.size)})
+                      </Text>
+                      <CloseButton
+                        ref={(el) => {
+                          const cle = cleRetirer(categorie, i);
+                          retirerRefs.current.set(cle, el!);
+                          return () => {
+                            if (retirerRefs.current.get(cle) === el) retirerRefs.current.delete(cle);
+                          };
+                        }}
+                        size="md"
+                        aria-label={`Retirer ${file.name}`}
+                        onClick={() => remove(categorie, i)}
+                        disabled={progress !== null}
+                      />
+                    </Group>
                   ))}
-                </List>
+                </Stack>
               </>
             )}
             {blockErrors[categorie] && (
-              <Text c="red.8" size="sm" mt="xs" role="alert">
+              <Text c="red.8" size="sm" mt="xs" role="alert" style={{ overflowWrap: 'anywhere' }}>
                 {blockErrors[categorie]}
               </Text>
             )}
             <FileButton onChange={(files) => add(categorie, files)} accept={ACCEPT} multiple>
               {(props) => (
-                <Button {...props} variant="light" mt="sm" w="fit-content" disabled={progress !== null} aria-describedby={`bloc-${categorie}`}>
+                <Button
+                  {...props}
+                  ref={(el) => {
+                    ajouterRefs.current.set(categorie, el!);
+                    return () => void ajouterRefs.current.delete(categorie);
+                  }}
+                  variant="light"
+                  vars={AJOUTER_VARS}
+                  mt="sm"
+                  w="fit-content"
+                  disabled={progress !== null}
+                  aria-describedby={`bloc-${categorie}`}
+                >
                   Ajouter des fichiers
                 </Button>
               )}
@@ -157,23 +230,22 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
       </SimpleGrid>
 
       {sendError && (
-        <Alert color="red" title="Les documents n'ont pas été envoyés" role="alert">
+        <Alert ref={erreurRef} tabIndex={-1} color="red" title="Les documents n’ont pas été envoyés" role="alert" style={{ overflowWrap: 'anywhere' }}>
           {sendError}
         </Alert>
       )}
-      <div role="status" aria-live="polite">
-        {sent && (
-          <Alert color="green" variant="light">
-            {MESSAGES.televerse}
-          </Alert>
-        )}
-      </div>
+      {/* The result of a send, focused once it shows so that a screen reader says it. */}
+      {sent && (
+        <Alert ref={succesRef} tabIndex={-1} role="status" color="green" variant="light">
+          {MESSAGES.televerse}
+        </Alert>
+      )}
       {progress !== null && (
         <div>
           <Text size="sm" mb={4}>
             Envoi en cours : {Math.round(progress * 100)} %
           </Text>
-          <Progress value={progress * 100} aria-label="Progression de l'envoi" animated />
+          <Progress value={progress * 100} aria-label="Progression de l’envoi" animated />
         </div>
       )}
       <Button onClick={send} disabled={total === 0} loading={progress !== null} size="md" w="fit-content">
@@ -183,62 +255,76 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
   );
 }
 
+/** A document deleted, said in its block (a new object each time, so that the same name is said again). */
+interface Suppression {
+  nom: string;
+}
+
 function DocumentList({
   numeroUnique,
-  categorie,
   documents,
   peutSupprimer,
   revue,
+  focusTitre,
 }: {
   numeroUnique: string;
-  categorie: Categorie;
   documents: DocumentInfo[];
   peutSupprimer: (doc: DocumentInfo) => boolean;
   revue: boolean;
+  /** Focuses the block's title (where the focus goes when no document is left after a deletion). */
+  focusTitre: () => void;
 }) {
   const [preview, setPreview] = useState<DocumentInfo | null>(null);
   const [aSupprimer, setASupprimer] = useState<DocumentInfo | null>(null);
   const [aRemplacer, setARemplacer] = useState<DocumentInfo | null>(null);
   const avis = useAvisDocument(numeroUnique);
-  const [supprime, setSupprime] = useState<string | null>(null);
-  const annonce = (
-    <div role="status" aria-live="polite">
-      {supprime && (
-        <Text size="sm" c="teal.9">
-          « {supprime} » a été supprimé.
-        </Text>
-      )}
-    </div>
-  );
+  const [supprime, setSupprime] = useState<Suppression | null>(null);
+  const voirRefs = useRef(new Map<string, HTMLButtonElement>());
+  // The deletion whose focus is still to move: the id of the document after the deleted one, or null.
+  const apresSuppression = useRef<{ suivant: string | null } | null>(null);
+
+  // The deleted document's buttons are gone: the focus goes to the next document's « Voir », else to the block's
+  // title. This runs as the dialog closes, before Mantine would hand the focus back to the button that opened it.
+  useEffect(() => {
+    const suppression = apresSuppression.current;
+    if (!suppression) return;
+    apresSuppression.current = null;
+    const suivant = suppression.suivant ? voirRefs.current.get(suppression.suivant) : undefined;
+    if (suivant) suivant.focus();
+    else focusTitre();
+  }, [supprime, focusTitre]);
+
   const onSupprime = (doc: DocumentInfo) => {
+    const index = documents.findIndex((d) => d.id === doc.id);
+    apresSuppression.current = { suivant: documents[index + 1]?.id ?? null };
     setASupprimer(null);
-    setSupprime(doc.name);
-    // The focus goes to the block's title (the button it was on is gone), once the dialog has handed it back.
-    window.setTimeout(() => document.getElementById(`bloc-${categorie}`)?.focus(), 50);
+    setSupprime({ nom: doc.name });
   };
-  if (documents.length === 0) {
-    return (
-      <>
-        {annonce}
+
+  return (
+    <>
+      <div role="status" aria-live="polite">
+        {supprime && (
+          <Text size="sm" c="teal.9" style={{ overflowWrap: 'anywhere' }}>
+            « {supprime.nom} » a été supprimé.
+          </Text>
+        )}
+      </div>
+      {documents.length === 0 ? (
         <Text size="sm" c="gray.7">
           Aucun document envoyé.
         </Text>
-      </>
-    );
-  }
-  return (
-    <>
-      {annonce}
-      <List spacing={6} size="sm" listStyleType="none" ml={0} pl={0} aria-label="Documents envoyés">
-        {documents.map((doc) => (
-          <List.Item key={doc.id}>
-            <Group gap="xs" justify="space-between" wrap="nowrap">
-              <div style={{ minWidth: 0 }}>
+      ) : (
+        // One document a row: its name and details, then its buttons below, which wrap rather than shrink (375 px, 320 px).
+        <Stack component="ul" gap="sm" aria-label="Documents envoyés" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+          {documents.map((doc) => (
+            <Stack component="li" key={doc.id} gap={4}>
+              <div>
                 <Text size="sm" fw={500} style={{ overflowWrap: 'anywhere' }}>
                   {doc.name}
                 </Text>
                 <Text size="xs" c="gray.7">
-                  {doc.type === 'application/pdf' ? 'PDF' : 'Image'} · {formatSize(doc.size)} · envoyé le {formatHorodatage(doc.uploadedAt)}
+                  {doc.type === 'application/pdf' ? 'PDF' : 'Image'} · {formatTaille(doc.size)} · envoyé le {formatHorodatage(doc.uploadedAt)}
                 </Text>
                 {doc.avis && (
                   <Badge color={doc.avis === 'accepte' ? 'teal.9' : ORANGE_A_FAIRE} variant="filled" size="sm" mt={4}>
@@ -250,42 +336,63 @@ function DocumentList({
                     Motif : {doc.motifAvis}
                   </Text>
                 )}
-                {revue && (
-                  <Group gap={4} mt={4}>
-                    {doc.avis !== 'accepte' && (
-                      <Button
-                        size="compact-sm"
-                        variant="light"
-                        color="teal.9"
-                        loading={avis.isPending && avis.variables?.documentId === doc.id}
-                        onClick={() => avis.mutate({ documentId: doc.id, avis: { avis: 'accepte' } })}
-                        aria-label={`Accepter ${doc.name}`}
-                      >
-                        Accepter
-                      </Button>
-                    )}
-                    {doc.avis !== 'a-remplacer' && (
-                      <Button size="compact-sm" variant="light" color={ORANGE_A_FAIRE} onClick={() => setARemplacer(doc)} aria-label={`Marquer ${doc.name} à remplacer`}>
-                        À remplacer
-                      </Button>
-                    )}
-                  </Group>
-                )}
               </div>
-              <Group gap={4} wrap="nowrap">
-                <Button size="compact-sm" variant="subtle" onClick={() => setPreview(doc)} aria-label={`Voir ${doc.name}`}>
+              <Group gap={4} wrap="wrap">
+                <Button
+                  ref={(el) => {
+                    voirRefs.current.set(doc.id, el!);
+                    return () => void voirRefs.current.delete(doc.id);
+                  }}
+                  size="compact-sm"
+                  variant="subtle"
+                  onClick={() => setPreview(doc)}
+                  aria-label={`Voir ${doc.name}`}
+                  style={{ flexShrink: 0 }}
+                >
                   Voir
                 </Button>
+                {revue && doc.avis !== 'accepte' && (
+                  <Button
+                    size="compact-sm"
+                    variant="light"
+                    color="teal.9"
+                    loading={avis.isPending && avis.variables?.documentId === doc.id}
+                    onClick={() => avis.mutate({ documentId: doc.id, avis: { avis: 'accepte' } })}
+                    aria-label={`Accepter ${doc.name}`}
+                    style={{ flexShrink: 0 }}
+                  >
+                    Accepter
+                  </Button>
+                )}
+                {revue && doc.avis !== 'a-remplacer' && (
+                  <Button
+                    size="compact-sm"
+                    variant="light"
+                    color={ORANGE_A_FAIRE}
+                    onClick={() => setARemplacer(doc)}
+                    aria-label={`Marquer ${doc.name} à remplacer`}
+                    style={{ flexShrink: 0 }}
+                  >
+                    À remplacer
+                  </Button>
+                )}
                 {peutSupprimer(doc) && (
-                  <Button size="compact-sm" variant="subtle" color="red" onClick={() => setASupprimer(doc)} aria-label={`Supprimer ${doc.name}`}>
+                  <Button
+                    size="compact-sm"
+                    variant="subtle"
+                    color="red"
+                    onClick={() => setASupprimer(doc)}
+                    aria-label={`Supprimer ${doc.name}`}
+                    style={{ flexShrink: 0 }}
+                  >
                     Supprimer
                   </Button>
                 )}
               </Group>
-            </Group>
-          </List.Item>
-        ))}
-      </List>
+            </Stack>
+          ))}
+        </Stack>
+      )}
       <DocumentPreview numeroUnique={numeroUnique} document={preview} onClose={() => setPreview(null)} />
       <SuppressionDocument numeroUnique={numeroUnique} document={aSupprimer} onClose={() => setASupprimer(null)} onSupprime={onSupprime} />
       {revue && <AvisARemplacer numeroUnique={numeroUnique} document={aRemplacer} onClose={() => setARemplacer(null)} />}
@@ -389,8 +496,11 @@ function SuppressionDocument({
   );
 }
 
+/** What a preview needs of a document or of a message's attachment. */
+type Apercevable = Pick<DocumentInfo, 'id' | 'fileUrl' | 'name' | 'type'>;
+
 /** Shows a PDF or an image fetched with the request's key; offers the download everywhere. */
-function DocumentPreview({ numeroUnique, document: doc, onClose }: { numeroUnique: string; document: DocumentInfo | null; onClose: () => void }) {
+export function DocumentPreview({ numeroUnique, document: doc, onClose }: { numeroUnique: string; document: Apercevable | null; onClose: () => void }) {
   return (
     <Dialog opened={doc !== null} onClose={onClose} title={doc?.name ?? ''} size="xl">
       {doc && <Apercu key={doc.id} numeroUnique={numeroUnique} document={doc} />}
@@ -398,26 +508,37 @@ function DocumentPreview({ numeroUnique, document: doc, onClose }: { numeroUniqu
   );
 }
 
-/** One document's preview: its bytes become a local address for as long as it shows. */
-function Apercu({ numeroUnique, document: doc }: { numeroUnique: string; document: DocumentInfo }) {
-  const [url, setUrl] = useState<string | null>(null);
+/**
+ * One document's preview: its bytes become local addresses for as long as it shows, the file as sent for the
+ * download, and for a PDF's preview a copy titled with the file's name (titrePdf.ts): Chrome's viewer names a
+ * PDF without a title by its address, a blob: address's random id.
+ */
+function Apercu({ numeroUnique, document: doc }: { numeroUnique: string; document: Apercevable }) {
+  const [urls, setUrls] = useState<{ apercu: string; fichier: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    let objectUrl: string | null = null;
+    const creees: string[] = [];
     let cancelled = false;
     fetchDocumentBlob(numeroUnique, doc.fileUrl)
-      .then((blob) => {
+      .then(async (blob) => {
+        const titre = doc.type === 'application/pdf' ? await ajoutDuTitre(blob, doc.name).catch(() => null) : null;
         if (cancelled) return;
-        objectUrl = URL.createObjectURL(blob);
-        setUrl(objectUrl);
+        const type = blob.type || doc.type;
+        // Files, not bare Blobs: a browser that names what it shows or saves from a local address by its file
+        // (rather than by the address's random id) gives the document's name.
+        const fichier = URL.createObjectURL(new File([blob], doc.name, { type }));
+        creees.push(fichier);
+        const apercu = titre ? URL.createObjectURL(new File([blob, titre], doc.name, { type })) : fichier;
+        if (titre) creees.push(apercu);
+        setUrls({ apercu, fichier });
       })
-      .catch((e: unknown) => !cancelled && setError(errorMessage(e, "Le document n'a pas pu être chargé.")));
+      .catch((e: unknown) => !cancelled && setError(errorMessage(e, 'Le document n’a pas pu être chargé.')));
     return () => {
       cancelled = true;
-      if (objectUrl) URL.revokeObjectURL(objectUrl);
+      for (const url of creees) URL.revokeObjectURL(url);
     };
-  }, [doc.fileUrl, numeroUnique]);
+  }, [doc.fileUrl, doc.name, doc.type, numeroUnique]);
 
   if (error) {
     return (
@@ -426,17 +547,18 @@ function Apercu({ numeroUnique, document: doc }: { numeroUnique: string; documen
       </Alert>
     );
   }
-  if (!url) return <Loader role="progressbar" aria-label="Chargement du document" />;
+  if (!urls) return <Loader role="progressbar" aria-label="Chargement du document" />;
   return (
     <Stack>
       {doc.type === 'application/pdf' ? (
-        <object data={url} type="application/pdf" width="100%" height="600" aria-label={doc.name}>
-          <Text>L'aperçu des PDF n'est pas disponible sur cet appareil : téléchargez le document pour le lire.</Text>
+        // Named by the document's name (title and aria-label), never by its local address (blob:…).
+        <object data={urls.apercu} type="application/pdf" width="100%" height="600" title={doc.name} aria-label={doc.name}>
+          <Text>L’aperçu des PDF n’est pas disponible sur cet appareil : téléchargez le document pour le lire.</Text>
         </object>
       ) : (
-        <img src={url} alt={doc.name} style={{ maxWidth: '100%', height: 'auto' }} />
+        <img src={urls.apercu} alt={doc.name} style={{ maxWidth: '100%', height: 'auto' }} />
       )}
-      <Anchor href={url} download={doc.name}>
+      <Anchor href={urls.fichier} download={doc.name} style={{ overflowWrap: 'anywhere' }}>
         Télécharger « {doc.name} »
       </Anchor>
     </Stack>

@@ -28,8 +28,8 @@ export function EffacementGestionnaire({ numero, onEffacee }: { numero: string; 
         Effacer la demande
       </Title>
       <Text mb="sm">
-        À la demande écrite de la personne (droit à l'effacement), vous pouvez effacer sa demande : ses informations et ses documents sont supprimés,
-        l'historique des statuts reste, sans donnée personnelle.
+        À la demande écrite de la personne (droit à l’effacement), vous pouvez effacer sa demande : ses informations et ses documents sont supprimés,
+        l’historique des statuts reste, sans donnée personnelle.
       </Text>
       <Button color="red" variant="light" w="fit-content" onClick={() => setOuvert(true)}>
         Effacer cette demande…

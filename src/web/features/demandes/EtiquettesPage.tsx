@@ -1,10 +1,8 @@
 import { Alert, Button, Card, CloseButton, Group, Loader, NativeSelect, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import { Navigate } from 'react-router';
 import { COULEUR_ETIQUETTE_VALUES, ETIQUETTE_NOM_MAX, ETIQUETTES_MAX, type CouleurEtiquette } from '../../../domain/etiquettes.js';
-import { AccesReserve } from '../../components/AccesReserve.js';
+import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
 import { errorMessage } from '../../lib/api.js';
-import { paths } from '../../lib/paths.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useCreationEtiquette, useEtiquettes, useSuppressionEtiquette } from './apiEtiquettes.js';
@@ -26,7 +24,7 @@ export function EtiquettesPage() {
   usePageTitle('Étiquettes');
   const { data: moi, isPending } = useMoi();
   if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
-  if (!moi) return <Navigate to={paths.connexion} replace />;
+  if (!moi) return <ConnexionRequise />;
   if (moi.userType !== 'admin') return <AccesReserve>Les étiquettes sont gérées par les administrateurs.</AccesReserve>;
   return <Etiquettes />;
 }

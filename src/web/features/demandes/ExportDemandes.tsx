@@ -1,6 +1,7 @@
 import { Button, Checkbox, Group, SegmentedControl, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { CHAMPS_DEMANDE, COLONNES_CSV, COLONNES_EXPORT, SECTIONS_DEMANDE, type ChampLu, type ListeQuery } from '../../../domain/demande.js';
+import { pluriel } from '../../../domain/pluriel.js';
 import { Dialog } from '../../components/Dialog.js';
 import { exportUrl } from './api.js';
 
@@ -81,7 +82,7 @@ export function ExportDemandes({ params }: { params: ListeQuery }) {
               data-disabled={colonnes.length === 0 || undefined}
               onClick={(e) => (colonnes.length === 0 ? e.preventDefault() : setOuvert(false))}
             >
-              Télécharger ({colonnes.length} colonne{colonnes.length > 1 ? 's' : ''})
+              Télécharger ({pluriel(colonnes.length, 'colonne', 'colonnes')})
             </Button>
           </Group>
         </Stack>

@@ -1,8 +1,8 @@
 import { Alert, Anchor, Badge, Button, Checkbox, CloseButton, Group, Loader, NativeSelect, Pagination, SegmentedControl, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
 import { useCallback, useRef, useState } from 'react';
-import { Link, Navigate, useSearchParams } from 'react-router';
-import { AccesReserve } from '../../components/AccesReserve.js';
+import { Link, useSearchParams } from 'react-router';
+import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
 import { Dialog } from '../../components/Dialog.js';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { EXPIRATION_LABELS, EXPIRATIONS } from '../../../domain/cycleDeVie.js';
@@ -10,7 +10,8 @@ import { formatJour } from '../../../domain/dates.js';
 import { ETAT_CORRECTION_VALUES, ETATS_CORRECTION } from '../../../domain/corrections.js';
 import { CHAMPS_DEMANDE, listeQuerySchema, ONGLETS, type Onglet, MOTIF_MAX, avecMotif, requeteDeVue, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { labelOf } from '../../../domain/options.js';
-import { STATUT_COULEUR_TEXTE, STATUT_COULEURS, STATUTS, type Statut } from '../../../domain/statut.js';
+import { de, pluriel } from '../../../domain/pluriel.js';
+import { STATUTS, type Statut } from '../../../domain/statut.js';
 import { VUE_NOM_MAX } from '../../../domain/vues.js';
 import { z } from '../../../domain/zod.js';
 import { errorMessage } from '../../lib/api.js';
@@ -18,13 +19,15 @@ import { paths } from '../../lib/paths.js';
 import { useMoi } from '../../lib/session.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { focusAnnuler, notifierChangement } from './AnnulationStatut.js';
+import { notifierChangement } from './AnnulationStatut.js';
+import { CarteDemande } from './CarteDemande.js';
 import { ORANGE_A_FAIRE } from './Corrections.js';
 import { useEtiquettes } from './apiEtiquettes.js';
 import { BadgesEtiquettes } from './Etiquettes.js';
 import { ExportDemandes } from './ExportDemandes.js';
 import { BarreDeLot } from './LotDemandes.js';
 import { listeQueryString, useChangementStatut, useCompteurs, useListe } from './api.js';
+import { StatutDeLigne } from './StatutDeLigne.js';
 import { useAjoutVue, useSuppressionVue, useVues } from './apiVues.js';
 
 // The status, the column managers act in, comes right after the numéro: on a 1024 px screen or a tablet,
@@ -40,6 +43,33 @@ const COLUMNS: { key: Tri; label: string }[] = [
   { key: 'dateDEnregistrement', label: 'Enregistrée le' },
   { key: 'valideJusqua', label: 'Valide jusqu’au' },
 ];
+
+/** How the list is sorted, in words, for its caption: « triées par date d’enregistrement, de la plus récente à la plus ancienne ». */
+const ORDRES_DE_TRI: Readonly<Record<Tri, Record<'asc' | 'desc', string>>> = {
+  numeroUnique: { asc: 'par numéro unique, dans l’ordre croissant', desc: 'par numéro unique, dans l’ordre décroissant' },
+  statutDeLaDemande: { asc: 'par statut, dans l’ordre des étapes', desc: 'par statut, dans l’ordre inverse des étapes' },
+  prenom: { asc: 'par prénom, de A à Z', desc: 'par prénom, de Z à A' },
+  nom: { asc: 'par nom, de A à Z', desc: 'par nom, de Z à A' },
+  email: { asc: 'par adresse e-mail, de A à Z', desc: 'par adresse e-mail, de Z à A' },
+  nombreDEnfants: { asc: 'par nombre d’enfants, du plus petit au plus grand', desc: 'par nombre d’enfants, du plus grand au plus petit' },
+  typeDeLogementSouhaite: { asc: 'par logement souhaité, du studio au T6', desc: 'par logement souhaité, du T6 au studio' },
+  dateDEnregistrement: {
+    asc: 'par date d’enregistrement, de la plus ancienne à la plus récente',
+    desc: 'par date d’enregistrement, de la plus récente à la plus ancienne',
+  },
+  valideJusqua: {
+    asc: 'par fin de validité, de la plus proche à la plus lointaine',
+    desc: 'par fin de validité, de la plus lointaine à la plus proche',
+  },
+};
+
+/** The sorts a phone's list offers (its table's headers do on a wider screen): « Par date d’enregistrement, de la plus récente… ». */
+const TRIS = COLUMNS.flatMap((c) =>
+  (['asc', 'desc'] as const).map((order) => {
+    const enMots = ORDRES_DE_TRI[c.key][order];
+    return { value: `${c.key}.${order}`, label: enMots.charAt(0).toUpperCase() + enMots.slice(1) };
+  }),
+);
 
 /** Final statuses: choosing one asks first (a misclick would e-mail a refusal). */
 const A_CONFIRMER: readonly Statut[] = ['Refusé', 'Radiée', 'Attribué'];
@@ -63,7 +93,7 @@ export function ListeDemandesPage() {
   usePageTitle('Toutes les demandes');
   const { data: moi, isPending } = useMoi();
   if (isPending) return <Loader role="progressbar" aria-label="Chargement" />;
-  if (!moi) return <Navigate to={paths.connexion} replace />;
+  if (!moi) return <ConnexionRequise />;
   if (!isGestionnaire(moi.userType)) {
     return <AccesReserve>La liste des demandes est réservée aux gestionnaires de la mairie annexe.</AccesReserve>;
   }
@@ -105,9 +135,25 @@ function Liste() {
     update({ sort: key, order: params.sort === key && params.order === 'asc' ? 'desc' : 'asc', page: 1 });
   }
 
-  // Each row's status select, to give it the focus back when its notice's « Annuler » goes away.
-  const selects = useRef(new Map<string, HTMLSelectElement>());
+  // Each row's status control, to give it the focus back when its notice's « Annuler » goes away.
+  const selects = useRef(new Map<string, HTMLInputElement>());
   const focusSelect = useCallback((numeroUnique: string) => selects.current.get(numeroUnique)?.focus(), []);
+  // Below Mantine's sm (48em) each request is a card: the table would scroll sideways on a phone. Read at the
+  // first render, so that a phone never draws the table first.
+  const etroit = useMediaQuery('(max-width: 47.99em)', undefined, { getInitialValueInEffect: false });
+  const legende = `Demandes de logement, triées ${ORDRES_DE_TRI[params.sort][params.order]}`;
+  const statutDe = (row: LigneDemande, label?: string) => (
+    <StatutDeLigne
+      ligne={row}
+      label={label}
+      miw={label ? undefined : '16rem'}
+      onChoisir={(statut) => choisir(row, statut)}
+      inputRef={(element) => {
+        if (element) selects.current.set(row.numeroUnique, element);
+        else selects.current.delete(row.numeroUnique);
+      }}
+    />
+  );
   const [aConfirmer, setAConfirmer] = useState<{ ligne: LigneDemande; statut: Statut } | null>(null);
   // The rows chosen for bulk work: forgotten when the list shows other rows (search, filter, sort, page).
   const [choisis, setChoisis] = useState<{ liste: string; numeros: string[] | 'filtre' }>({ liste: '', numeros: [] });
@@ -128,7 +174,7 @@ function Liste() {
       {
         onSuccess: (retour) => notifierChangement(ancien, retour, () => focusSelect(ligne.numeroUnique)),
         onError: (e) =>
-          setFailure(`Le statut de la demande n° ${ligne.numeroUnique} n'a pas été changé : ${errorMessage(e, 'erreur inattendue.')}`),
+          setFailure(`Le statut de la demande n° ${ligne.numeroUnique} n’a pas été changé : ${errorMessage(e, 'erreur inattendue.')}`),
       },
     );
   }
@@ -189,7 +235,7 @@ function Liste() {
       <div role="status" aria-live="polite">
         {data && (
           <Text>
-            {data.totalExact ? `${nombre.format(data.total)} demande${data.total > 1 ? 's' : ''}` : `Plus de ${nombre.format(data.total)} demandes`}
+            {data.totalExact ? pluriel(data.total, 'demande', 'demandes') : `Plus de ${nombre.format(data.total)} demandes`}
             {isFetching ? ' — mise à jour…' : ''}
           </Text>
         )}
@@ -224,90 +270,104 @@ function Liste() {
               onLance={() => setChoisis({ liste: '', numeros: [] })}
             />
           )}
-          <Table.ScrollContainer minWidth={1000}>
-            <Table striped highlightOnHover verticalSpacing="xs">
-              <Table.Caption>Demandes de logement, triées par {COLUMNS.find((c) => c.key === params.sort)?.label.toLowerCase()}</Table.Caption>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col" w="2.5rem">
-                    <Checkbox
-                      aria-label="Choisir toutes les demandes de la page"
-                      checked={tousChoisis}
-                      indeterminate={!tousChoisis && numerosChoisis.length > 0}
-                      onChange={(e) => setChoisis({ liste: cetteListe, numeros: e.currentTarget.checked ? surLaPage : [] })}
-                    />
-                  </Table.Th>
-                  {COLUMNS.map((c) => {
-                    const active = params.sort === c.key;
-                    return (
-                      <Table.Th key={c.key} scope="col" aria-sort={active ? (params.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                        <UnstyledButton onClick={() => sortBy(c.key)} fw={700}>
-                          {c.label} {active ? (params.order === 'asc' ? '▲' : '▼') : ''}
-                        </UnstyledButton>
-                      </Table.Th>
-                    );
-                  })}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
+          {etroit ? (
+            <Stack gap="sm">
+              <NativeSelect
+                label="Trier"
+                value={`${params.sort}.${params.order}`}
+                onChange={(e) => {
+                  const [sort, order] = e.currentTarget.value.split('.') as [Tri, 'asc' | 'desc'];
+                  update({ sort, order, page: 1 });
+                }}
+                data={TRIS}
+              />
+              <Checkbox
+                label="Choisir toutes les demandes de la page"
+                checked={tousChoisis}
+                indeterminate={!tousChoisis && numerosChoisis.length > 0}
+                onChange={(e) => setChoisis({ liste: cetteListe, numeros: e.currentTarget.checked ? surLaPage : [] })}
+              />
+              <Stack component="ul" gap="sm" aria-label={legende} p={0} m={0} style={{ listStyle: 'none' }}>
                 {data?.data.map((row) => (
-                  <Table.Tr key={row.id}>
-                    <Table.Td>
-                      <Checkbox
-                        aria-label={`Choisir la demande n° ${row.numeroUnique}`}
-                        checked={numerosChoisis === 'filtre' || numerosChoisis.includes(row.numeroUnique)}
-                        onChange={(e) => choisir1(row.numeroUnique, e.currentTarget.checked)}
-                      />
-                    </Table.Td>
-                    <Table.Td>
-                      <Anchor component={Link} to={paths.demande(row.numeroUnique)}>
-                        {row.numeroUnique}
-                      </Anchor>
-                      {row.correction && (
-                        <Badge display="block" mt={4} size="sm" variant="filled" color={row.correction === 'faite' ? 'teal.9' : ORANGE_A_FAIRE} w="fit-content">
-                          {ETATS_CORRECTION[row.correction]}
-                        </Badge>
-                      )}
-                      {row.messagesNonLus > 0 && (
-                        <Badge display="block" mt={4} size="sm" variant="filled" color="blue.9" w="fit-content">
-                          {row.messagesNonLus} message{row.messagesNonLus > 1 ? 's' : ''} non lu{row.messagesNonLus > 1 ? 's' : ''}
-                        </Badge>
-                      )}
-                      <BadgesEtiquettes ids={row.etiquettes} etiquettes={etiquettes} />
-                    </Table.Td>
-                    <Table.Td>
-                      <NativeSelect
-                        ref={(element) => {
-                          if (element) selects.current.set(row.numeroUnique, element);
-                          else selects.current.delete(row.numeroUnique);
-                        }}
-                        aria-label={`Statut de la demande n° ${row.numeroUnique}`}
-                        value={row.statutDeLaDemande}
-                        onChange={(e) => choisir(row, e.currentTarget.value as Statut)}
-                        onKeyDown={(e) => {
-                          // Tab goes to the « Annuler » of this row's change while it can be undone.
-                          if (e.key === 'Tab' && !e.shiftKey && focusAnnuler(row.numeroUnique)) e.preventDefault();
-                        }}
-                        data={STATUTS.map((s) => ({ value: s, label: s }))}
-                        miw="16rem"
-                        styles={{ input: { background: STATUT_COULEURS[row.statutDeLaDemande], color: STATUT_COULEUR_TEXTE, fontWeight: 600 } }}
-                        data-statut={row.statutDeLaDemande}
-                      />
-                    </Table.Td>
-                    <Table.Td>{row.prenom}</Table.Td>
-                    <Table.Td>{row.nom}</Table.Td>
-                    <Table.Td title={row.email} style={{ maxWidth: '14rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
-                      {row.email}
-                    </Table.Td>
-                    <Table.Td>{row.nombreDEnfants}</Table.Td>
-                    <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
-                    <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
-                    <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
-                  </Table.Tr>
+                  <CarteDemande
+                    key={row.id}
+                    ligne={row}
+                    etiquettes={etiquettes}
+                    choisie={numerosChoisis === 'filtre' || numerosChoisis.includes(row.numeroUnique)}
+                    onChoisie={(oui) => choisir1(row.numeroUnique, oui)}
+                    statut={statutDe(row, 'Statut')}
+                  />
                 ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+              </Stack>
+            </Stack>
+          ) : (
+            <Table.ScrollContainer minWidth={1000}>
+              <Table striped highlightOnHover verticalSpacing="xs">
+                <Table.Caption>{legende}</Table.Caption>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col" w="2.5rem">
+                      <Checkbox
+                        aria-label="Choisir toutes les demandes de la page"
+                        checked={tousChoisis}
+                        indeterminate={!tousChoisis && numerosChoisis.length > 0}
+                        onChange={(e) => setChoisis({ liste: cetteListe, numeros: e.currentTarget.checked ? surLaPage : [] })}
+                      />
+                    </Table.Th>
+                    {COLUMNS.map((c) => {
+                      const active = params.sort === c.key;
+                      return (
+                        <Table.Th key={c.key} scope="col" aria-sort={active ? (params.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                          <UnstyledButton onClick={() => sortBy(c.key)} fw={700}>
+                            {c.label} {active ? (params.order === 'asc' ? '▲' : '▼') : ''}
+                          </UnstyledButton>
+                        </Table.Th>
+                      );
+                    })}
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {data?.data.map((row) => (
+                    <Table.Tr key={row.id}>
+                      <Table.Td>
+                        <Checkbox
+                          aria-label={`Choisir la demande n° ${row.numeroUnique}`}
+                          checked={numerosChoisis === 'filtre' || numerosChoisis.includes(row.numeroUnique)}
+                          onChange={(e) => choisir1(row.numeroUnique, e.currentTarget.checked)}
+                        />
+                      </Table.Td>
+                      <Table.Td>
+                        <Anchor component={Link} to={paths.demande(row.numeroUnique)}>
+                          {row.numeroUnique}
+                        </Anchor>
+                        {row.correction && (
+                          <Badge display="block" mt={4} size="sm" variant="filled" color={row.correction === 'faite' ? 'teal.9' : ORANGE_A_FAIRE} w="fit-content">
+                            {ETATS_CORRECTION[row.correction]}
+                          </Badge>
+                        )}
+                        {row.messagesNonLus > 0 && (
+                          <Badge display="block" mt={4} size="sm" variant="filled" color="blue.9" w="fit-content">
+                            {pluriel(row.messagesNonLus, 'message non lu', 'messages non lus')}
+                          </Badge>
+                        )}
+                        <BadgesEtiquettes ids={row.etiquettes} etiquettes={etiquettes} />
+                      </Table.Td>
+                      <Table.Td>{statutDe(row)}</Table.Td>
+                      <Table.Td>{row.prenom}</Table.Td>
+                      <Table.Td>{row.nom}</Table.Td>
+                      <Table.Td title={row.email} style={{ maxWidth: '14rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                        {row.email}
+                      </Table.Td>
+                      <Table.Td>{row.nombreDEnfants}</Table.Td>
+                      <Table.Td>{labelOf(CHAMPS_DEMANDE.typeDeLogementSouhaite.options, row.typeDeLogementSouhaite)}</Table.Td>
+                      <Table.Td>{formatJour(row.dateDEnregistrement)}</Table.Td>
+                      <Table.Td>{formatJour(row.valideJusqua)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
         </>
       )}
       <ConfirmationStatut
@@ -461,13 +521,13 @@ function AucuneDemande({ params, onEffacer }: { params: ListeQuery; onEffacer: (
   ].filter(Boolean);
   if (!params.q && filtres.length === 0) {
     return (
-      <Alert color="gray" title="Aucune demande pour le moment">
+      <Alert role="status" color="gray" title="Aucune demande pour le moment">
         Les demandes enregistrées par les habitants apparaîtront ici dès leur envoi.
       </Alert>
     );
   }
   return (
-    <Alert color="gray" title={params.q ? `Aucune demande ne correspond à « ${params.q} »` : 'Aucune demande ne correspond à ces filtres'}>
+    <Alert role="status" color="gray" title={params.q ? `Aucune demande ne correspond à « ${params.q} »` : 'Aucune demande ne correspond à ces filtres'}>
       <Stack gap="sm" align="flex-start">
         {filtres.length > 0 && <Text size="sm">Filtres appliqués : {filtres.join(', ')}.</Text>}
         {params.q && <Text size="sm">Vérifiez l’orthographe, ou cherchez une partie du nom, de l’e-mail, du téléphone ou du numéro unique.</Text>}
@@ -480,7 +540,7 @@ function AucuneDemande({ params, onEffacer }: { params: ListeQuery; onEffacer: (
 }
 
 /**
- * « Refuser la demande de Hélène Martin (n° …) ? » / « Attribuer un logement à … ? »: nothing changes until the
+ * « Refuser la demande d’Hélène Martin (n° …) ? » / « Attribuer un logement à … ? »: nothing changes until the
  * manager confirms; a refusal can carry a reason shown to the applicant in the history of the request.
  */
 function ConfirmationStatut({
@@ -504,9 +564,9 @@ function ConfirmationStatut({
   const qui = affichee ? `${affichee.ligne.prenom} ${affichee.ligne.nom}`.trim() : '';
   const numero = affichee?.ligne.numeroUnique ?? '';
   const titre = radiation
-    ? `Radier la demande de ${qui} (n° ${numero}) ?`
+    ? `Radier la demande ${de(qui)} (n° ${numero}) ?`
     : refus
-      ? `Refuser la demande de ${qui} (n° ${numero}) ?`
+      ? `Refuser la demande ${de(qui)} (n° ${numero}) ?`
       : `Attribuer un logement à ${qui} (n° ${numero}) ?`;
   return (
     <Dialog opened={demande !== null} onClose={onCancel} title={titre} size="lg">
@@ -519,16 +579,16 @@ function ConfirmationStatut({
         <Stack gap="md">
           <Text>
             {radiation
-              ? "L'habitant recevra un e-mail lui annonçant la radiation de sa demande."
+              ? "L’habitant recevra un e-mail lui annonçant la radiation de sa demande."
               : refus
-                ? "L'habitant recevra un e-mail lui annonçant le refus de sa demande."
-                : "L'habitant recevra un e-mail lui annonçant l'attribution d'un logement."}{' '}
+                ? "L’habitant recevra un e-mail lui annonçant le refus de sa demande."
+                : "L’habitant recevra un e-mail lui annonçant l’attribution d’un logement."}{' '}
             Vous pourrez encore annuler pendant 10 secondes.
           </Text>
           {refus && (
             <Textarea
-              label="Motif communiqué à l'habitant"
-              description={`Facultatif. Il apparaîtra dans l'historique de sa demande. ${motif.length} / ${MOTIF_MAX} caractères.`}
+              label="Motif communiqué à l’habitant"
+              description={`Facultatif. Il apparaîtra dans l’historique de sa demande. ${motif.length} / ${MOTIF_MAX} caractères.`}
               value={motif}
               onChange={(e) => setMotif(e.currentTarget.value)}
               maxLength={MOTIF_MAX}

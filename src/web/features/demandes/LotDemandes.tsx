@@ -2,6 +2,7 @@ import { Alert, Button, Card, Group, NativeSelect, Progress, Stack, Text, Textar
 import { useState } from 'react';
 import { avecMotif, MOTIF_MAX, requeteDeVue, type ListeQuery } from '../../../domain/demande.js';
 import { LOT_MAX, type EtatLot, type NouveauLot } from '../../../domain/lots.js';
+import { accord, pluriel } from '../../../domain/pluriel.js';
 import { STATUTS, type Statut } from '../../../domain/statut.js';
 import { Dialog } from '../../components/Dialog.js';
 import { errorMessage } from '../../lib/api.js';
@@ -10,7 +11,9 @@ import { useEtatLot, useLancerLot } from './apiLots.js';
 import { PiedDeDialogue } from './Corrections.js';
 
 const nombre = new Intl.NumberFormat('fr-FR');
-const demandes = (n: number) => `${nombre.format(n)} demande${n > 1 ? 's' : ''}`;
+const demandes = (n: number) => pluriel(n, 'demande', 'demandes');
+/** « 1 introuvable (retirée ou effacée entre-temps) », « 2 introuvables (retirées ou effacées entre-temps) ». */
+const introuvables = (n: number) => `${pluriel(n, 'introuvable', 'introuvables')} (${accord(n, 'retirée ou effacée', 'retirées ou effacées')} entre-temps)`;
 
 /** The rows chosen on the list: some numéros, or every request the filter matches. */
 export type Choix = { mode: 'numeros'; numeros: string[] } | { mode: 'filtre'; total: number };
@@ -77,7 +80,7 @@ export function BarreDeLot({
         {n > 0 && (
           <Group gap="sm" align="flex-end">
             <Text fw={600} style={{ alignSelf: 'center' }}>
-              {demandes(n)} choisie{n > 1 ? 's' : ''}
+              {pluriel(n, 'demande choisie', 'demandes choisies')}
               {choix.mode === 'filtre' ? ' (toutes celles du filtre)' : ''}
             </Text>
             <NativeSelect
@@ -115,7 +118,7 @@ export function BarreDeLot({
         )}
         {choix.mode === 'numeros' && n === page && total > page && (
           <Group gap="xs">
-            <Text size="sm">Les {demandes(n)} de la page sont choisies.</Text>
+            <Text size="sm">{n === 1 ? 'La demande de la page est choisie.' : `Les ${demandes(n)} de la page sont choisies.`}</Text>
             {totalExact && total <= LOT_MAX ? (
               <Button variant="subtle" size="compact-sm" onClick={onToutLeFiltre}>
                 Choisir les {demandes(total)} correspondant au filtre
@@ -199,10 +202,10 @@ function Progression({ etat }: { etat: EtatLot | undefined }) {
       )}
       <div role="status" aria-live="polite">
         {etat.fini && (
-          <Alert color={etat.echecs > 0 ? 'yellow' : 'teal'} variant="light">
-            Traitement terminé : {demandes(etat.faits)} modifiée{etat.faits > 1 ? 's' : ''}
+          <Alert role="none" color={etat.echecs > 0 ? 'yellow' : 'teal'} variant="light">
+            Traitement terminé : {pluriel(etat.faits, 'demande modifiée', 'demandes modifiées')}
             {etat.inchanges > 0 ? `, ${nombre.format(etat.inchanges)} déjà dans cet état` : ''}
-            {etat.echecs > 0 ? `, ${nombre.format(etat.echecs)} introuvable${etat.echecs > 1 ? 's' : ''} (retirée ou effacée entre-temps)` : ''}.
+            {etat.echecs > 0 ? `, ${introuvables(etat.echecs)}` : ''}.
           </Alert>
         )}
       </div>

@@ -1,8 +1,12 @@
-import { Alert, Card, Loader, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { IconPaperclip } from '@tabler/icons-react';
+import { useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
-import { MESSAGE_MAX, type Message } from '../../../domain/messages.js';
+import { MESSAGE_MAX, PIECES_PAR_MESSAGE_MAX, type Message } from '../../../domain/messages.js';
 import { errorMessage } from '../../lib/api.js';
 import { useEnvoiMessage, useMessages } from './apiMessages.js';
+import { formatTaille } from '../../../domain/documents.js';
+import { DocumentPreview } from './Documents.js';
 import { FormulaireTexte } from './FormulaireTexte.js';
 
 /**
@@ -12,6 +16,7 @@ import { FormulaireTexte } from './FormulaireTexte.js';
 export function Messages({ numero, cote }: { numero: string; cote: 'mairie' | 'demandeur' }) {
   const { data, error, isPending } = useMessages(numero);
   const envoi = useEnvoiMessage(numero);
+  const [apercu, setApercu] = useState<Message['pieces'][number] | null>(null);
   const qui = (m: Message) => (m.de === cote ? (cote === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Vous') : m.de === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Le demandeur');
   return (
     <Card withBorder padding="lg" component="section" aria-labelledby="messages-titre">
@@ -37,12 +42,40 @@ export function Messages({ numero, cote }: { numero: string; cote: 'mairie' | 'd
                     {m.de === cote && m.lu ? ' · lu' : ''}
                   </Text>
                   <Text style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{m.texte}</Text>
+                  {m.pieces.length > 0 && (
+                    <Group gap="xs" mt={4}>
+                      {m.pieces.map((p) => (
+                        <Button
+                          key={p.id}
+                          size="compact-sm"
+                          variant="default"
+                          leftSection={<IconPaperclip size={14} aria-hidden="true" />}
+                          onClick={() => setApercu(p)}
+                          // A long name is cut with « … » at 375 px: the whole name shows on hover and is the button's name.
+                          title={p.name}
+                          style={{ maxWidth: '100%' }}
+                        >
+                          <span style={{ overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }}>
+                            {p.name} ({formatTaille(p.size)})
+                          </span>
+                        </Button>
+                      ))}
+                    </Group>
+                  )}
                 </Card>
               </li>
             ))}
           </Stack>
         )}
-        <FormulaireTexte envoi={envoi} label="Votre message" max={MESSAGE_MAX} bouton="Envoyer le message" echec="Le message n’a pas pu être envoyé." />
+        <FormulaireTexte
+          envoi={envoi}
+          label="Votre message"
+          max={MESSAGE_MAX}
+          bouton="Envoyer le message"
+          echec="Le message n’a pas pu être envoyé."
+          piecesMax={PIECES_PAR_MESSAGE_MAX}
+        />
+        <DocumentPreview numeroUnique={numero} document={apercu} onClose={() => setApercu(null)} />
       </Stack>
     </Card>
   );

@@ -1,30 +1,13 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import {
-  Alert,
-  Anchor,
-  Button,
-  Card,
-  Checkbox,
-  CopyButton,
-  Divider,
-  Fieldset,
-  Group,
-  NativeSelect,
-  SimpleGrid,
-  Stack,
-  Text,
-  Textarea,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Card, CopyButton, Divider, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
-import { Controller, useForm, type FieldPath } from 'react-hook-form';
+import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
+import { formatHorodatage } from '../../../domain/dates.js';
 import {
-  CHAMPS_DEMANDE,
   DEMANDE_VALEURS_INITIALES,
   demandeSaisieSchema,
-  TEXTE_LONG_MAX,
+  saisieDepuisLeCompte,
   type DemandeCreation,
   type DemandeCreee,
   type DemandeSaisie,
@@ -33,47 +16,75 @@ import { MESSAGES } from '../../../domain/erreurs.js';
 import { ApiError, errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
-import { AdresseField } from './AdresseField.js';
+import { AlertesDuFormulaire, ChampsDemande, erreursDuServeur } from './ChampsDemande.js';
 import { SeSouvenirDeCetAppareil } from './CetAppareil.js';
 import { demandeExiste, useCreationDemande } from './api.js';
 import { saveCle } from '../../lib/clesDAcces.js';
+import { BROUILLON_DUREE_JOURS, brouillonDemande, type Brouillon } from '../../lib/brouillon.js';
+import { useMoi } from '../../lib/session.js';
 
 const BANNER_MS = 5000;
 
 export function NouvelleDemandePage() {
-  usePageTitle('Nouvelle demande de logement');
   const [created, setCreated] = useState<DemandeCreee | null>(null);
+  // Once saved, the title says so first, as the page's heading does (RGAA 8.6).
+  usePageTitle(created ? 'Demande enregistrée — Nouvelle demande de logement' : 'Nouvelle demande de logement');
   return created ? <DemandeEnregistree demande={created} /> : <DemandeForm onCreated={setCreated} />;
 }
 
-type Champ = keyof typeof CHAMPS_DEMANDE;
-type ChampAOptions = { [C in Champ]: (typeof CHAMPS_DEMANDE)[C] extends { options: unknown } ? C : never }[Champ];
-/** A field's label and a select's options, as the domain's field table writes them. */
-const label = (champ: Champ) => CHAMPS_DEMANDE[champ].label;
-const options = (champ: ChampAOptions) => CHAMPS_DEMANDE[champ].options;
+const VIDE = DEMANDE_VALEURS_INITIALES as unknown as DemandeSaisie;
+/** How long typing must pause before the draft is written. */
+const BROUILLON_DELAI_MS = 400;
 
 export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => void }) {
   const [formError, setFormError] = useState<string | null>(null);
+  // A draft left on this device by an earlier visit, offered back (not put in the form unasked).
+  const [brouillon, setBrouillon] = useState<Brouillon<DemandeSaisie> | null>(() => brouillonDemande.lire<DemandeSaisie>());
   const creation = useCreationDemande();
-  const alertRef = useRef<HTMLDivElement>(null);
-  const {
-    register,
-    control,
-    handleSubmit,
-    setError,
-    setValue,
-    formState: { errors, isSubmitting, submitCount },
-  } = useForm<DemandeSaisie, unknown, DemandeCreation>({
+  const { data: moi } = useMoi();
+  const form = useForm<DemandeSaisie, unknown, DemandeCreation>({
     resolver: zodResolver(demandeSaisieSchema),
-    defaultValues: DEMANDE_VALEURS_INITIALES as unknown as DemandeSaisie,
+    defaultValues: VIDE,
     mode: 'onSubmit',
     reValidateMode: 'onChange',
   });
-  const errorCount = Object.keys(errors).length;
+  const {
+    handleSubmit,
+    setError,
+    formState: { isSubmitting },
+  } = form;
 
+  // Signed in: the account's fields fill the form, unless the person already typed something.
   useEffect(() => {
-    if (formError) alertRef.current?.focus();
-  }, [formError]);
+    if (moi && !form.formState.isDirty) form.reset({ ...VIDE, ...saisieDepuisLeCompte(moi) });
+  }, [moi, form]);
+
+  // What is typed is kept on the device, so that a closed tab or a lost connection loses nothing.
+  useEffect(() => {
+    let minuteur: ReturnType<typeof setTimeout> | undefined;
+    const desabonner = form.subscribe({
+      formState: { values: true },
+      callback: ({ values, name }) => {
+        // A field changed (typed, picked): not the form's reset by the account or the draft.
+        if (!name) return;
+        clearTimeout(minuteur);
+        minuteur = setTimeout(() => brouillonDemande.ecrire(values), BROUILLON_DELAI_MS);
+      },
+    });
+    return () => {
+      clearTimeout(minuteur);
+      desabonner();
+    };
+  }, [form]);
+
+  const reprendre = (b: Brouillon<DemandeSaisie>) => {
+    form.reset({ ...VIDE, ...b.valeurs });
+    setBrouillon(null);
+  };
+  const effacer = () => {
+    brouillonDemande.effacer();
+    setBrouillon(null);
+  };
 
   const onSubmit = async (data: DemandeCreation) => {
     setFormError(null);
@@ -85,18 +96,13 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
       }
       const created = await creation.mutateAsync(data);
       saveCle(created.numeroUnique, created.accessKey);
+      brouillonDemande.effacer();
       onCreated(created);
     } catch (error) {
-      if (error instanceof ApiError) {
-        for (const [field, message] of Object.entries(error.fields)) {
-          setError(field as FieldPath<DemandeSaisie>, { message });
-        }
-      }
+      erreursDuServeur(form, error);
       setFormError(error instanceof ApiError && error.status === 409 ? MESSAGES.doublon : errorMessage(error));
     }
   };
-
-  const err = (name: keyof DemandeSaisie) => errors[name]?.message as string | undefined;
 
   return (
     <Stack maw={880} gap="lg">
@@ -108,169 +114,46 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
           Nouvelle demande de logement social
         </Title>
         <Text mt="xs">
-          Les champs marqués d'un astérisque (*) sont obligatoires. Vous pourrez envoyer vos documents juste après l'enregistrement.
+          Les champs marqués d’un astérisque (*) sont obligatoires. Vous pourrez envoyer vos documents juste après l’enregistrement.
         </Text>
       </div>
 
-      {formError && (
-        <Alert ref={alertRef} tabIndex={-1} color="red" title="La demande n'a pas été enregistrée" role="alert">
-          {formError}
+      {brouillon && (
+        <Alert color="blue" variant="light" title="Une demande commencée sur cet appareil" role="region">
+          <Text size="sm">
+            Vous aviez commencé une demande{brouillon.valeurs.prenom ? ` au nom de ${brouillon.valeurs.prenom}` : ''} le{' '}
+            {formatHorodatage(brouillon.enregistreLe)}.
+          </Text>
+          <Group mt="sm" gap="sm">
+            <Button size="sm" onClick={() => reprendre(brouillon)}>
+              Reprendre ce brouillon
+            </Button>
+            <Button size="sm" variant="outline" onClick={effacer}>
+              Effacer le brouillon
+            </Button>
+          </Group>
         </Alert>
       )}
-      {!formError && submitCount > 0 && errorCount > 0 && (
-        <Alert color="red" role="alert" title="Le formulaire contient des erreurs">
-          {errorCount === 1 ? '1 champ est à corriger.' : `${errorCount} champs sont à corriger.`}
-        </Alert>
-      )}
+
+      <AlertesDuFormulaire form={form} erreur={formError} titre="La demande n’a pas été enregistrée" />
 
       <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Demande de logement social">
         <Stack gap="lg">
-          <Fieldset legend="Identité">
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput
-                {...register('numeroUnique')}
-                label={label('numeroUnique')}
-                description="Inscrit sur votre attestation d'enregistrement (commence par 013…)"
-                placeholder="013…"
-                withAsterisk
-                required
-                autoComplete="off"
-                autoCapitalize="none"
-                spellCheck={false}
-                error={err('numeroUnique')}
-              />
-              <div />
-              <TextInput {...register('prenom')} label={label('prenom')} withAsterisk required autoComplete="given-name" error={err('prenom')} />
-              <TextInput {...register('nom')} label={label('nom')} autoComplete="family-name" error={err('nom')} />
-              <NativeSelect {...register('sexe')} label={label('sexe')} data={[{ value: '', label: 'Non précisé' }, ...options('sexe')]} error={err('sexe')} />
-              <TextInput {...register('dateDeNaissance')} type="date" label={label('dateDeNaissance')} autoComplete="bday" error={err('dateDeNaissance')} />
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend="Coordonnées">
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput
-                {...register('email')}
-                type="email"
-                label={label('email')}
-                description="Votre lien privé vous y sera envoyé."
-                withAsterisk
-                required
-                autoComplete="email"
-                inputMode="email"
-                error={err('email')}
-              />
-              <TextInput {...register('numeroDeTelephone')} type="tel" label={label('numeroDeTelephone')} autoComplete="tel" error={err('numeroDeTelephone')} />
-            </SimpleGrid>
-            <Stack gap="sm" mt="sm">
-              <Controller
-                control={control}
-                name="adresse"
-                render={({ field }) => (
-                  <AdresseField
-                    name={field.name}
-                    inputRef={field.ref}
-                    value={(field.value as string | undefined) ?? ''}
-                    onChange={field.onChange}
-                    onPick={(s) => {
-                      setValue('adresse', s.adresse, { shouldDirty: true });
-                      setValue('codePostal', s.codePostal, { shouldDirty: true });
-                      setValue('ville', s.ville, { shouldDirty: true });
-                    }}
-                    error={err('adresse')}
-                  />
-                )}
-              />
-              <TextInput {...register('adresseComplement')} label={label('adresseComplement')} description="Bâtiment, étage, appartement…" autoComplete="address-line2" error={err('adresseComplement')} />
-              <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                <TextInput {...register('codePostal')} label={label('codePostal')} autoComplete="postal-code" inputMode="numeric" error={err('codePostal')} />
-                <TextInput {...register('ville')} label={label('ville')} autoComplete="address-level2" error={err('ville')} />
-              </SimpleGrid>
-            </Stack>
-          </Fieldset>
-
-          <Fieldset legend="Situation familiale">
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <NativeSelect {...register('situationFamiliale')} label={label('situationFamiliale')} data={options('situationFamiliale')} error={err('situationFamiliale')} />
-              <NativeSelect {...register('nombreDEnfants')} label="Nombre d'enfants à charge" data={options('nombreDEnfants')} error={err('nombreDEnfants')} />
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend="Logement actuel">
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <NativeSelect {...register('logementActuel')} label={label('logementActuel')} data={options('logementActuel')} error={err('logementActuel')} />
-              <NativeSelect {...register('typeDeLogementActuel')} label={label('typeDeLogementActuel')} data={options('typeDeLogementActuel')} error={err('typeDeLogementActuel')} />
-              <NativeSelect
-                {...register('quartierActuel')}
-                label={label('quartierActuel')}
-                data={[{ value: '', label: 'Autre / hors Aix-en-Provence' }, ...options('quartierActuel')]}
-                error={err('quartierActuel')}
-              />
-              <NativeSelect {...register('bailleurActuel')} label={label('bailleurActuel')} data={options('bailleurActuel')} error={err('bailleurActuel')} />
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend="Logement souhaité">
-            <Stack gap="md">
-              <NativeSelect
-                {...register('typeDeLogementSouhaite')}
-                label={label('typeDeLogementSouhaite')}
-                data={options('typeDeLogementSouhaite')}
-                error={err('typeDeLogementSouhaite')}
-                maw={360}
-              />
-              <Controller
-                control={control}
-                name="quartierSouhaite"
-                render={({ field }) => (
-                  <Checkbox.Group
-                    label={label('quartierSouhaite')}
-                    description="Cochez un ou plusieurs quartiers."
-                    value={(field.value as string[] | undefined) ?? []}
-                    onChange={field.onChange}
-                    error={err('quartierSouhaite')}
-                  >
-                    <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} mt="xs" spacing="xs">
-                      {options('quartierSouhaite').map((q) => (
-                        <Checkbox key={q.value} value={q.value} label={q.label} />
-                      ))}
-                    </SimpleGrid>
-                  </Checkbox.Group>
-                )}
-              />
-            </Stack>
-          </Fieldset>
-
-          <Fieldset legend="Ressources">
-            <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              <TextInput {...register('salaireBrut')} label={`${label('salaireBrut')} (€)`} inputMode="decimal" error={err('salaireBrut')} />
-              <TextInput {...register('salaireAvisImpot1')} label={`${label('salaireAvisImpot1')} (€)`} description="Avis d'imposition de l'an dernier" inputMode="decimal" error={err('salaireAvisImpot1')} />
-              <TextInput {...register('salaireAvisImpot2')} label={`${label('salaireAvisImpot2')} (€)`} description="Avis d'imposition d'il y a deux ans" inputMode="decimal" error={err('salaireAvisImpot2')} />
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend="Motivations et commentaires">
-            <Stack gap="sm">
-              <Textarea
-                {...register('motivations')}
-                label={label('motivations')}
-                description="Pourquoi demandez-vous un logement ? (logement trop petit, loyer trop cher, santé, rapprochement…)"
-                withAsterisk
-                required
-                autosize
-                minRows={4}
-                maxLength={TEXTE_LONG_MAX}
-                error={err('motivations')}
-              />
-              <Textarea {...register('commentaires')} label={label('commentaires')} autosize minRows={2} maxLength={TEXTE_LONG_MAX} error={err('commentaires')} />
-            </Stack>
-          </Fieldset>
+          <ChampsDemande form={form} />
 
           <Group>
             <Button type="submit" size="md" loading={isSubmitting} loaderProps={{ 'aria-label': 'Enregistrement en cours' }}>
               Enregistrer ma demande
             </Button>
           </Group>
+          <Text size="sm" c="dimmed">
+            Ce que vous saisissez est gardé sur cet appareil jusqu’à l’enregistrement de la demande, {BROUILLON_DUREE_JOURS} jours
+            au plus. Sur un ordinateur partagé,{' '}
+            <Anchor component="button" type="button" size="sm" onClick={effacer}>
+              effacez le brouillon
+            </Anchor>{' '}
+            avant de partir.
+          </Text>
         </Stack>
       </form>
     </Stack>
@@ -293,9 +176,7 @@ function DemandeEnregistree({ demande }: { demande: DemandeCreee }) {
     <Stack maw={760} gap="lg">
       <div role="status" aria-live="polite">
         {banner && (
-          <Alert color="teal.9" variant="filled" title={MESSAGES.enregistre}>
-            Votre demande n° {demande.numeroUnique} est enregistrée.
-          </Alert>
+          <Alert role="none" color="teal.9" variant="filled" title={MESSAGES.enregistre} />
         )}
       </div>
       <Title order={1} ref={headingRef} tabIndex={-1}>
@@ -309,7 +190,7 @@ function DemandeEnregistree({ demande }: { demande: DemandeCreee }) {
           Votre lien privé
         </Title>
         <Text mb="sm">
-          Ce lien donne accès à votre demande et vous permet d'envoyer vos documents. Il vient aussi de vous être envoyé par e-mail à{' '}
+          Ce lien donne accès à votre demande et vous permet d’envoyer vos documents. Il vient aussi de vous être envoyé par e-mail à{' '}
           <strong>{demande.email}</strong>. Gardez-le pour vous.
         </Text>
         <TextInput label="Lien privé de la demande" value={demande.privateLink} readOnly onFocus={(e) => e.currentTarget.select()} />

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { STATUT_EXPLICATIONS } from '../../../domain/statut.js';
 import { renderWithProviders } from '../../test-utils.js';
 import { ProgressBar } from './ProgressBar.js';
 
@@ -28,20 +29,34 @@ describe('ProgressBar', () => {
     expect(steps().every((li) => li.getAttribute('data-active') === 'true')).toBe(true);
   });
 
-  it('shows Refusé on its own, outside the bar, with no step active', () => {
-    renderWithProviders(<ProgressBar statut="Refusé" />);
-    expect(screen.getByText('Statut : Refusé')).toBeInTheDocument();
-    expect(screen.getByText('Demande refusée')).toBeInTheDocument();
-    expect(steps().some((li) => li.getAttribute('data-active') === 'true')).toBe(false);
-    expect(steps().map((li) => li.textContent)).not.toContain('Refusé');
+  it('says what the current status means, in plain text under it', () => {
+    renderWithProviders(<ProgressBar statut="Passage CAL" />);
+    expect(screen.getByText('Étape 5 sur 6 : Passage CAL')).toBeInTheDocument();
+    expect(screen.getByText(STATUT_EXPLICATIONS['Passage CAL'])).toBeVisible();
+    expect(screen.getByText(/commission d’attribution des logements \(CAL\)/u)).toBeInTheDocument();
   });
 
-  it('shows Radiée on its own too, outside the bar, saying it can be reactivated', () => {
+  it('shows Refusé on its own: the status, what it means and its reason, never the six steps', () => {
+    renderWithProviders(<ProgressBar statut="Refusé" motif="Vos ressources dépassent le plafond." />);
+    expect(screen.getByText('Statut : Refusé')).toBeInTheDocument();
+    expect(screen.getByText('Demande refusée')).toBeInTheDocument();
+    expect(screen.getByText(STATUT_EXPLICATIONS.Refusé)).toBeInTheDocument();
+    expect(screen.getByText('Motif : Vos ressources dépassent le plafond.')).toBeInTheDocument();
+    expect(screen.queryByRole('list')).toBeNull();
+    expect(document.body).not.toHaveTextContent(/étape/iu);
+  });
+
+  it('shows Refusé without a reason when none was given', () => {
+    renderWithProviders(<ProgressBar statut="Refusé" />);
+    expect(screen.queryByText(/^Motif/u)).toBeNull();
+  });
+
+  it('shows Radiée on its own too, saying it can be reactivated, without the six steps', () => {
     renderWithProviders(<ProgressBar statut="Radiée" />);
     expect(screen.getByText('Statut : Radiée')).toBeInTheDocument();
     expect(screen.getByText('Demande radiée')).toBeInTheDocument();
     expect(screen.getByText(/vous pouvez la réactiver/u)).toBeInTheDocument();
-    expect(steps().some((li) => li.getAttribute('data-active') === 'true')).toBe(false);
-    expect(steps().map((li) => li.textContent)).not.toContain('Radiée');
+    expect(screen.queryByRole('list')).toBeNull();
+    expect(document.body).not.toHaveTextContent(/étape à venir/u);
   });
 });

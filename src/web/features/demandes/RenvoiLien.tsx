@@ -10,9 +10,9 @@ const renvoiSchema = z.object({
   email: z
     .string()
     .trim()
-    .min(1, { error: "Saisissez l'adresse e-mail donnée lors du dépôt de la demande." })
-    .max(254, { error: "L'adresse e-mail est trop longue." })
-    .pipe(z.email({ error: "L'adresse e-mail n'est pas valide." })),
+    .min(1, { error: "Saisissez l’adresse e-mail donnée lors du dépôt de la demande." })
+    .max(254, { error: "L’adresse e-mail est trop longue." })
+    .pipe(z.email({ error: "L’adresse e-mail n’est pas valide." })),
 });
 type Renvoi = z.input<typeof renvoiSchema>;
 
@@ -46,7 +46,7 @@ export function RenvoiLien({ numero }: { numero: string }) {
       <form onSubmit={envoyer} noValidate>
         <Stack gap="sm">
           <Text size="sm">
-            Saisissez l'adresse e-mail donnée lors du dépôt de la demande. Si c'est bien elle, un nouveau lien privé y sera envoyé ; l'ancien ne
+            Saisissez l’adresse e-mail donnée lors du dépôt de la demande. Si c’est bien elle, un nouveau lien privé y sera envoyé ; l’ancien ne
             fonctionnera plus.
           </Text>
           <TextInput
@@ -63,7 +63,14 @@ export function RenvoiLien({ numero }: { numero: string }) {
               {errorMessage(renvoi.error)}
             </Alert>
           )}
-          <div role="status">{message && <Alert color="teal">{message}</Alert>}</div>
+          {/* A success is a status message: the region is there before it, and the Alert inside has no alert role. */}
+          <div role="status" aria-live="polite">
+            {message && (
+              <Alert role="none" color="teal">
+                {message}
+              </Alert>
+            )}
+          </div>
           <Button type="submit" loading={renvoi.isPending} w="fit-content">
             Recevoir un nouveau lien
           </Button>

@@ -32,7 +32,7 @@ export function RetraitDemande({ numero, onRetiree }: { numero: string; onRetire
           </Alert>
         )}
         <Text>
-          Vous n'avez plus besoin de logement social ? Vous pouvez retirer votre demande : ses informations et vos documents seront effacés.
+          Vous n’avez plus besoin de logement social ? Vous pouvez retirer votre demande : ses informations et vos documents seront effacés.
         </Text>
         <Button color="red" variant="light" w="fit-content" onClick={() => setConfirmation(true)}>
           Retirer ma demande
@@ -47,7 +47,7 @@ export function RetraitDemande({ numero, onRetiree }: { numero: string; onRetire
             ))}
           </List>
           <Text size="sm">
-            La mairie annexe garde seulement l'historique des statuts, sans rien qui vous concerne. Vous recevrez un e-mail de confirmation, et vous
+            La mairie annexe garde seulement l’historique des statuts, sans rien qui vous concerne. Vous recevrez un e-mail de confirmation, et vous
             pourrez déposer une nouvelle demande avec le même numéro unique. Cette action ne peut pas être annulée.
           </Text>
           {retrait.error && (
@@ -93,7 +93,7 @@ export function RetraitFait({ titre, children }: { titre: string; children: Reac
         {children}
       </Alert>
       <Anchor component={Link} to={paths.logement} w="fit-content">
-        Retour à l'accueil des demandes
+        Retour à l’accueil des demandes
       </Anchor>
     </Stack>
   );

@@ -1,5 +1,4 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { Suggestion } from '../../../domain/adresses.js';
 import { requeteDeVue } from '../../../domain/demande.js';
 import type {
   annulationStatutSchema,
@@ -64,16 +63,6 @@ export async function demandeExiste(numeroUnique: string): Promise<boolean> {
 export function useCreationDemande() {
   return useMutation({
     mutationFn: async (demande: DemandeCreation) => (await sendJson<{ data: DemandeCreee }>('/logement', demande)).data,
-  });
-}
-
-export function useAdresses(q: string, enabled: boolean) {
-  return useQuery({
-    queryKey: cles.adresses(q),
-    queryFn: async ({ signal }) => (await apiFetch<{ data: Suggestion[] }>(`/adresses?q=${encodeURIComponent(q)}`, { signal })).data,
-    enabled,
-    staleTime: 5 * 60_000,
-    retry: false,
   });
 }
 

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { AvisDocument, Correction, NouvelleCorrection } from '../../../domain/corrections.js';
+import type { DemandeComplete, DemandeModification } from '../../../domain/demande.js';
 import type { DocumentInfo } from '../../../domain/documents.js';
 import { apiFetch, apiUrl, fetchOk, sendJson } from '../../lib/api.js';
 import { cles } from '../../lib/queryKeys.js';
@@ -53,5 +54,25 @@ export function useAvisDocument(numeroUnique: string) {
     mutationFn: async ({ documentId, avis }: { documentId: string; avis: AvisDocument }) =>
       (await sendJson<{ data: DocumentInfo }>(`${base(numeroUnique)}/documents/${encodeURIComponent(documentId)}/avis`, avis, 'PUT')).data,
     onSuccess: rafraichir,
+  });
+}
+
+/** The applicant's corrections to the fields (`PUT /logement/:numeroUnique`), with the key when this device holds it. */
+export function useModificationDemande(numeroUnique: string) {
+  const queryClient = useQueryClient();
+  const rafraichir = useRafraichir(numeroUnique);
+  return useMutation({
+    mutationFn: async (champs: DemandeModification) =>
+      (
+        await apiFetch<{ data: DemandeComplete }>(base(numeroUnique), {
+          method: 'PUT',
+          headers: { ...keyHeaders(numeroUnique), 'content-type': 'application/json' },
+          body: JSON.stringify(champs),
+        })
+      ).data,
+    onSuccess: async (demande) => {
+      queryClient.setQueryData(cles.demande(numeroUnique), demande);
+      await rafraichir();
+    },
   });
 }

@@ -21,7 +21,7 @@ export function useJournal(numeroUnique: string) {
 export function useAjoutNote(numeroUnique: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (texte: string) => (await sendJson<{ data: Note }>(`${base(numeroUnique)}/notes`, { texte })).data,
+    mutationFn: async ({ texte }: { texte: string; fichiers?: File[] }) => (await sendJson<{ data: Note }>(`${base(numeroUnique)}/notes`, { texte })).data,
     onSuccess: () => queryClient.invalidateQueries({ queryKey: cles.instruction(numeroUnique) }),
   });
 }

@@ -15,17 +15,25 @@ export function useMessages(numeroUnique: string) {
   });
 }
 
+/** Sends a message: JSON, or multipart (the text first, then the files) when files are joined. */
 export function useEnvoiMessage(numeroUnique: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (texte: string) =>
-      (
-        await apiFetch<{ data: Message }>(chemin(numeroUnique), {
-          method: 'POST',
-          headers: { ...keyHeaders(numeroUnique), 'content-type': 'application/json' },
-          body: JSON.stringify({ texte }),
-        })
-      ).data,
+    mutationFn: async ({ texte, fichiers = [] }: { texte: string; fichiers?: File[] }) => {
+      if (fichiers.length === 0) {
+        return (
+          await apiFetch<{ data: Message }>(chemin(numeroUnique), {
+            method: 'POST',
+            headers: { ...keyHeaders(numeroUnique), 'content-type': 'application/json' },
+            body: JSON.stringify({ texte }),
+          })
+        ).data;
+      }
+      const form = new FormData();
+      form.append('texte', texte);
+      for (const f of fichiers) form.append('pieces', f, f.name);
+      return (await apiFetch<{ data: Message }>(`${chemin(numeroUnique)}/avec-pieces`, { method: 'POST', headers: keyHeaders(numeroUnique), body: form })).data;
+    },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: cles.messages(numeroUnique) }),
   });
 }

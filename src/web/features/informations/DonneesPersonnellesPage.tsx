@@ -1,23 +1,12 @@
 import { Alert, Anchor, List, Loader, Stack, Table, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
 import { Link } from 'react-router';
+import { pluriel } from '../../../domain/pluriel.js';
 import { useParametres } from '../../lib/parametres.js';
 import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useInformationsLegales } from './api.js';
+import { Section } from './Section.js';
 
-function Section({ titre, children }: { titre: string; children: ReactNode }) {
-  return (
-    <section>
-      <Title order={2} size="h3" mb="xs">
-        {titre}
-      </Title>
-      <Stack gap="xs">{children}</Stack>
-    </section>
-  );
-}
-
-const pluriel = (n: number, mot: string) => `${n} ${mot}${n > 1 ? 's' : ''}`;
 
 /**
  * « Données personnelles » (RGPD, articles 13 and 14): purposes, data, recipients, retention, rights.
@@ -128,7 +117,7 @@ export function DonneesPersonnellesPage() {
                       <Table.Th scope="row">Demande de logement en cours</Table.Th>
                       <Table.Td>
                         Valable {cycle.validiteMois} mois à partir de son enregistrement ou de son dernier
-                        renouvellement ; un e-mail vous prévient {cycle.rappelsJours.map((j) => pluriel(j, 'jour')).join(' puis ')} avant
+                        renouvellement ; un e-mail vous prévient {cycle.rappelsJours.map((j) => pluriel(j, 'jour', 'jours')).join(' puis ')} avant
                         la fin. Sans renouvellement, elle est radiée au bout de {cycle.radiationMois} mois et peut être réactivée, avec son
                         ancienneté, jusqu’au {cycle.reactivationMois}e mois.
                       </Table.Td>
@@ -153,22 +142,22 @@ export function DonneesPersonnellesPage() {
                 <Table.Tr>
                   <Table.Th scope="row">Session de connexion (habitant)</Table.Th>
                   <Table.Td>
-                    Fin après {pluriel(data.durees.sessionHabitantJours, 'jour')} sans visite, et au plus tard après{' '}
-                    {pluriel(data.durees.sessionHabitantMaxJours, 'jour')}.
+                    Fin après {pluriel(data.durees.sessionHabitantJours, 'jour', 'jours')} sans visite, et au plus tard après{' '}
+                    {pluriel(data.durees.sessionHabitantMaxJours, 'jour', 'jours')}.
                   </Table.Td>
                 </Table.Tr>
                 <Table.Tr>
                   <Table.Th scope="row">Session de connexion (agent)</Table.Th>
                   <Table.Td>
-                    Fin après {pluriel(data.durees.sessionGestionMinutes, 'minute')} d’inactivité, et au plus tard après{' '}
-                    {pluriel(data.durees.sessionGestionMaxHeures, 'heure')}.
+                    Fin après {pluriel(data.durees.sessionGestionMinutes, 'minute', 'minutes')} d’inactivité, et au plus tard après{' '}
+                    {pluriel(data.durees.sessionGestionMaxHeures, 'heure', 'heures')}.
                   </Table.Td>
                 </Table.Tr>
                 <Table.Tr>
                   <Table.Th scope="row">E-mails envoyés</Table.Th>
                   <Table.Td>
                     Le texte est effacé dès l’envoi ; le destinataire et l’objet sont gardés{' '}
-                    {pluriel(data.durees.traceMailJours, 'jour')} pour vérifier la bonne remise.
+                    {pluriel(data.durees.traceMailJours, 'jour', 'jours')} pour vérifier la bonne remise.
                   </Table.Td>
                 </Table.Tr>
               </Table.Tbody>
@@ -211,7 +200,9 @@ export function DonneesPersonnellesPage() {
               Aucun cookie de mesure d’audience ni de publicité. Quand vous vous connectez, un cookie de session,
               indispensable, garde votre connexion ; il disparaît à la déconnexion. Les liens privés de vos demandes sont gardés
               dans votre navigateur jusqu’à sa fermeture, ou plus longtemps si vous cochez « Se souvenir de cet appareil » ;
-              « Oublier cet appareil » les efface.
+              « Oublier cet appareil » les efface. Un formulaire de demande commencé est gardé sur l’appareil jusqu’à son
+              enregistrement, 7 jours au plus, pour ne rien perdre si la page se ferme ; il s’efface à l’enregistrement, à la
+              déconnexion, avec « Oublier cet appareil » ou par « effacez le brouillon » sous le formulaire.
             </Text>
           </Section>
         </>

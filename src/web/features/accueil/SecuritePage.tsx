@@ -1,5 +1,0 @@
-import { BientotPage } from '../../components/BientotPage.js';
-
-export function SecuritePage() {
-  return <BientotPage title="Sécurité" />;
-}

@@ -1,0 +1,87 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import type { EvenementSignalement } from '../../../domain/signalements.js';
+import { apiUrl } from '../../lib/api.js';
+import { REESSAI_DIRECT_MS } from '../../lib/statutEnDirect.js';
+import { clesTechnique } from './cles.js';
+
+/** The list and map are read again this long after the first of a burst of events, once for the whole burst. */
+const LISTES_MS = 400;
+
+/** What a stream refreshes: the lists that show reports, and one report's view by its number. */
+interface Cibles {
+  listes: readonly unknown[];
+  signalement: (numero: string) => readonly unknown[];
+}
+
+/**
+ * Listens to a stream of technical reports (Server-Sent Events, `event: signalement`) at `chemin`: each event
+ * refreshes the lists (once for a burst) and the view of the report it names, and `surEvenement` hears it. The
+ * browser reconnects by itself after a network loss; after a refusal (429) the page tries again later and refreshes
+ * what it may have missed (the lists, and `numero`'s view when the stream is one report's).
+ */
+function useFluxSignalements(chemin: string, cibles: Cibles, numero: string | undefined, surEvenement?: (event: EvenementSignalement) => void): void {
+  const queryClient = useQueryClient();
+  const ecouteur = useRef(surEvenement);
+  useEffect(() => {
+    ecouteur.current = surEvenement;
+  });
+  const { listes: clesListes, signalement: cleSignalement } = cibles;
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const url = apiUrl(chemin);
+    let listes: ReturnType<typeof setTimeout> | undefined;
+    const rafraichir = (de?: string) => {
+      listes ??= setTimeout(() => {
+        listes = undefined;
+        void queryClient.invalidateQueries({ queryKey: clesListes });
+      }, LISTES_MS);
+      if (de) void queryClient.invalidateQueries({ queryKey: cleSignalement(de) });
+    };
+    let source: EventSource | undefined;
+    let reessai: ReturnType<typeof setTimeout> | undefined;
+    let fini = false;
+    const ouvrir = () => {
+      const courant = new EventSource(url);
+      source = courant;
+      courant.addEventListener('signalement', (message) => {
+        const event = JSON.parse((message as MessageEvent<string>).data) as EvenementSignalement;
+        rafraichir(event.numero);
+        ecouteur.current?.(event);
+      });
+      courant.addEventListener('error', () => {
+        if (fini || courant.readyState !== EventSource.CLOSED) return;
+        reessai = setTimeout(() => {
+          rafraichir(numero);
+          ouvrir();
+        }, REESSAI_DIRECT_MS);
+      });
+    };
+    ouvrir();
+    return () => {
+      fini = true;
+      clearTimeout(reessai);
+      clearTimeout(listes);
+      source?.close();
+    };
+  }, [chemin, clesListes, cleSignalement, numero, queryClient]);
+}
+
+const PUBLIC: Cibles = { listes: clesTechnique.listes, signalement: clesTechnique.signalement };
+const GESTION: Cibles = { listes: clesTechnique.listesGestion, signalement: clesTechnique.signalementGestion };
+
+/**
+ * Live technical reports for everyone: every new report and public change for the map and list, one report's for
+ * its page (`numero`); `surEvenement` hears each (to say « 1 nouveau signalement »).
+ */
+export function useSignalementsEnDirect(numero?: string, surEvenement?: (event: EvenementSignalement) => void): void {
+  useFluxSignalements(numero ? `/technique/evenements?numero=${encodeURIComponent(numero)}` : '/technique/evenements', PUBLIC, numero, surEvenement);
+}
+
+/**
+ * The managers' live stream (GET /technique/gestion/evenements, notes included): every arrival or change refreshes
+ * the managers' list and the report's full view; `surEvenement` hears it (« 1 nouveau signalement »).
+ */
+export function useGestionEnDirect(surEvenement?: (event: EvenementSignalement) => void): void {
+  useFluxSignalements('/technique/gestion/evenements', GESTION, undefined, surEvenement);
+}
