@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ajouterMois } from '../src/domain/cycleDeVie.js';
 import { formatJour } from '../src/domain/dates.js';
-import { executerCycleDeVie, type CycleDeps } from '../src/server/features/demandes/cycleDeVie.js';
+import { executerCycleDeVie, TACHE, type CycleDeps } from '../src/server/features/demandes/cycleDeVie.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { createAccount, createTestApp, demande, mailsTo as mailsBruts, multipart, SAMPLES, type TestContext } from './helpers.js';
 
@@ -210,7 +210,15 @@ describe('the daily job', () => {
     a('2026-07-01T08:00:00.000Z');
     const d = await create();
     a('2027-06-20T08:00:00.000Z');
-    const [first, second] = await Promise.all([job(), job()]);
+    // A forced run waits for nothing but the lease: while another instance holds it, it does not start.
+    const repository = new DemandesRepository(ctx.app.deps.db, ctx.app.deps.dbKind, ctx.app.deps.now);
+    expect(await repository.prendreBail(TACHE, '2027-06-20T08:00:00.000Z', '2027-06-20T08:10:00.000Z', null)).toBe(true);
+    expect(await job()).toBeNull();
+    expect(await rappels(d.email)).toHaveLength(0);
+    await repository.rendreBail(TACHE, null);
+    // Two daily runs at once: one does the work, the other finds the lease taken or today's run done
+    // (whichever order the two connections get, so this holds on PostgreSQL's pool too).
+    const [first, second] = await Promise.all([executerCycleDeVie(deps()), executerCycleDeVie(deps())]);
     expect([first, second].filter((b) => b === null)).toHaveLength(1);
     expect(await rappels(d.email)).toHaveLength(1);
     // Not forced: due once after 03:00 Paris; the run above counts for today.
