@@ -305,14 +305,16 @@ describe('undo a status change for 10 s, and the reason of a refusal (issue 9 po
     (await ctx.app.inject({ method: 'GET', url: `/app/api/logement/${numeroUnique}/historique`, headers })).json().data as { vers: string; motif?: string }[];
 
   it('answers how to undo (id, until change time + the window), and e-mails the resident only once the window has closed', async () => {
-    fenetre(1500);
+    fenetre(2500);
     await create(demande({ numeroUnique: '013undo00001', email: 'fenetre@example.org' }));
     const res = await change({ logementId: '013undo00001', newStatus: 'Passage CAL' });
     expect(res.statusCode).toBe(200);
     const { annulation, updatedAt } = res.json().data;
-    expect(annulation).toEqual({ id: expect.any(String), jusqua: new Date(Date.parse(updatedAt) + 1500).toISOString() });
-    // Before the time: no e-mail written, even when the outbox is asked to deliver what is due.
-    expect(await statusMails('fenetre@example.org')).toEqual([]);
+    expect(annulation).toEqual({ id: expect.any(String), jusqua: new Date(Date.parse(updatedAt) + 2500).toISOString() });
+    // Before the time: no e-mail written, even when the outbox is asked to deliver what is due. (Judged only when the
+    // look was over before the window closed: on a loaded machine it may not be, and then the mail is rightly out.)
+    const avant = await statusMails('fenetre@example.org');
+    if (Date.now() < Date.parse(annulation.jusqua)) expect(avant).toEqual([]);
     await sleep(Date.parse(annulation.jusqua) - Date.now() + 50);
     // Due now; on a loaded machine the outbox's delivery may take a moment more.
     await vi.waitFor(async () => expect(await statusMails('fenetre@example.org')).toHaveLength(1), { timeout: 5000, interval: 100 });
