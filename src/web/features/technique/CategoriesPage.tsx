@@ -4,6 +4,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { pluriel } from '../../../domain/pluriel.js';
 import { LIBELLE_CATEGORIE_MAX, type CategorieGestion, type ModificationCategorie, type NouvelleCategorie } from '../../../domain/signalements.js';
 import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
+import { Annonce } from '../../components/Annonce.js';
 import { apiFetch, apiUrl, errorMessage, fetchOk, sendJson } from '../../lib/api.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
@@ -48,9 +49,7 @@ function Categories() {
         Les habitants choisissent l’une des catégories proposées en faisant un signalement ; chacun est envoyé par e-mail au service de sa catégorie. Une
         catégorie déjà utilisée ne se supprime pas : elle peut ne plus être proposée.
       </Text>
-      <Text role="status" ref={refAnnonce} tabIndex={-1} c="green.9">
-        {annonce}
-      </Text>
+      <Annonce ref={refAnnonce}>{annonce}</Annonce>
       <Nouvelle onFaite={annoncer} />
       {isPending ? (
         <Loader role="progressbar" aria-label="Chargement des catégories" />

@@ -26,7 +26,7 @@ import { usePageTitle } from '../../lib/usePageTitle.js';
 import { envoyerPhoto, useSignalement, useSuivre, useToujoursPasResolu } from './api.js';
 import { CarteDuQuartier } from './CarteDuQuartier.js';
 import { clesTechnique } from './cles.js';
-import { useSignalementsEnDirect } from './enDirect.js';
+import { useSignalementEnDirect } from './enDirect.js';
 import { EtatBadge } from './Etat.js';
 import { Traitement } from './Traitement.js';
 import { consignePhotos, enMo, estPhotoAcceptee, reduirePhoto } from './photos.js';
@@ -60,8 +60,9 @@ function Signalement({ numero }: { numero: string }) {
   // The key in the address (#cle=…) is kept in this tab before the first fetch, then hidden.
   useState(() => takeCleSignalementFromHash(numero));
   const { data, error, isPending, refetch, isFetching } = useSignalement(numero);
-  // A state changed by the town hall shows here without reloading.
-  useSignalementsEnDirect(numero);
+  // A state changed by the town hall shows here without reloading (managers: their own changes and notes too).
+  const { data: moi, isPending: moiEnCours } = useMoi();
+  useSignalementEnDirect(numero, moiEnCours ? undefined : !!moi && isGestionnaire(moi.userType));
 
   if (isPending) {
     return (

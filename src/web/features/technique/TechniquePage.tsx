@@ -105,7 +105,7 @@ function SignalementsDuQuartier() {
   const titreListe = useRef<HTMLHeadingElement>(null);
   const [annonce, setAnnonce] = useState('');
   // A new report appears in the list by itself; the page also says so.
-  useSignalementsEnDirect(undefined, (event) => {
+  useSignalementsEnDirect((event) => {
     if (event.de === null) setAnnonce(`Un nouveau signalement vient d’être fait (n° ${event.numero}) : la liste est à jour.`);
   });
 
