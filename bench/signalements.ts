@@ -228,6 +228,7 @@ async function seed(db: Db, count: number): Promise<number> {
       misAJourLe,
       titreMasque: masque ? 1 : 0,
       descriptionMasquee: 0,
+      open311CleId: null,
     };
     return { ...row, recherche: texteDeRechercheSignalement(row), etatRang: rangEtat(etat), contenuMasque: masque ? 1 : 0 };
   });

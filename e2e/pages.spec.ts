@@ -82,6 +82,9 @@ test('a request seen by its holder, with its documents, and the managers’ page
     ['demande-gestionnaire', `/logement/${numeroUnique}`],
     ['utilisateurs', '/admin/utilisateurs'],
     ['etiquettes', '/admin/etiquettes'],
+    ['categories', '/admin/categories'],
+    ['cles-open311', '/admin/open311'],
+    ['signalements-gestion', '/technique/list'],
     ['profil', '/profile'],
     ['plan-du-site-admin', '/plan-du-site'],
   ] as const) {

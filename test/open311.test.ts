@@ -709,6 +709,50 @@ describe('API keys (admins)', () => {
   });
 });
 
+describe('the key a report came with', () => {
+  const vueGestion = (numero: string) => ctx.app.inject({ method: 'GET', url: `/app/api/technique/gestion/signalements/${numero}`, headers: { cookie: manager.cookie } });
+
+  it('is named on the managers’ view of a report posted through Open311, even once revoked; a report from the site has none', async () => {
+    const { cle, apiKey: cleVoirie } = await emettreCle('Logiciel des services techniques');
+    const numero = await creer({ api_key: cleVoirie });
+    const vue = await vueGestion(numero);
+    expect(vue.statusCode, vue.body).toBe(200);
+    expect(vue.json().data.viaOpen311).toBe('Logiciel des services techniques');
+    // Another key's report names its own key.
+    expect((await vueGestion(await creer())).json().data.viaOpen311).toBe('Logiciel de la voirie');
+
+    const revoquee = await ctx.app.inject({ method: 'POST', url: `/app/api/open311/cles/${cle.id}/revoquer`, headers: { cookie: admin.cookie } });
+    expect(revoquee.statusCode).toBe(200);
+    expect((await vueGestion(numero)).json().data.viaOpen311).toBe('Logiciel des services techniques');
+    // Never in the public view, nor in Open311's own answer.
+    const publique = await ctx.app.inject({ method: 'GET', url: `/app/api/technique/signalements/${numero}` });
+    expect(publique.statusCode).toBe(200);
+    expect(publique.body).not.toContain('Logiciel des services techniques');
+    expect((await get(`/requests/${numero}.json`)).body).not.toContain('Logiciel des services techniques');
+
+    const point = unPoint();
+    const site = await ctx.app.inject({
+      method: 'POST',
+      url: '/app/api/technique/signalements',
+      payload: {
+        categorie: 'voirie',
+        titre: 'Nid-de-poule signalé sur le site',
+        description: 'Un trou profond au milieu de la chaussée.',
+        lat: point.lat,
+        lon: point.lon,
+        adresse: 'Avenue Marcel-Pagnol, 13090 Aix-en-Provence',
+        email: 'site@example.org',
+        nom: 'Camille Martin',
+        nomMasque: false,
+      },
+    });
+    expect(site.statusCode, site.body).toBe(201);
+    const vueSite = await vueGestion(site.json().data.numero as string);
+    expect(vueSite.statusCode, vueSite.body).toBe(200);
+    expect(vueSite.json().data.viaOpen311).toBeNull();
+  });
+});
+
 describe('rate limits and the log', () => {
   let limite: TestContext;
   const lignes: string[] = [];

@@ -590,6 +590,8 @@ export const signalementGestionSchema = z.object({
   suiveurs: z.number().int(),
   notes: z.array(noteSignalementSchema),
   moderation: z.array(entreeModerationSchema),
+  /** Posted through Open311 (POST /open311/v2/requests.json): the name of the API key it came with; else null. */
+  viaOpen311: z.string().nullable(),
 });
 export type SignalementGestion = z.infer<typeof signalementGestionSchema>;
 

@@ -93,3 +93,20 @@ export function recordFetch() {
   afterEach(() => vi.unstubAllGlobals());
   return { calls, answers };
 }
+
+/** A window as wide as `largeur` px, for Mantine's useMediaQuery (its `max-width: …em` queries, 16 px to the em). */
+export function largeurDeFenetre(largeur: number): void {
+  vi.stubGlobal('matchMedia', (query: string) => {
+    const max = /max-width:\s*([\d.]+)em/u.exec(query);
+    return {
+      matches: max ? largeur <= Number(max[1]) * 16 : false,
+      media: query,
+      onchange: null,
+      addListener: () => {},
+      removeListener: () => {},
+      addEventListener: () => {},
+      removeEventListener: () => {},
+      dispatchEvent: () => false,
+    };
+  });
+}

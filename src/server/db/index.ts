@@ -26,6 +26,7 @@ import * as m0018 from './migrations/0018_pieces_messages.js';
 import * as m0019 from './migrations/0019_signalements.js';
 import * as m0020 from './migrations/0020_signalements_gestion.js';
 import * as m0021 from './migrations/0021_open311.js';
+import * as m0022 from './migrations/0022_open311_origine.js';
 import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
@@ -110,6 +111,7 @@ const migrations: Record<string, Migration> = {
   '0019_signalements': m0019,
   '0020_signalements_gestion': m0020,
   '0021_open311': m0021,
+  '0022_open311_origine': m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -439,6 +439,12 @@ export interface SignalementModerationTable {
   le: string;
 }
 
+/** The column migration 0022 adds to `signalements` (features/open311). */
+export interface SignalementTable {
+  /** The Open311 API key (`open311_cles.id`) the report was posted with, or null for a report made otherwise. */
+  open311CleId: string | null;
+}
+
 export interface Database {
   signalementNotes: SignalementNoteTable;
   signalementModerations: SignalementModerationTable;

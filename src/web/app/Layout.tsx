@@ -34,6 +34,7 @@ export function Layout() {
                 { to: paths.utilisateurs, label: 'Utilisateurs' },
                 { to: paths.etiquettes, label: 'Étiquettes' },
                 { to: paths.categories, label: 'Catégories de signalements' },
+                { to: paths.clesOpen311, label: 'Clés d’API Open311' },
               ]
             : []),
           { to: paths.deconnexion, label: 'Déconnexion' },

@@ -36,6 +36,7 @@ export const routes: RouteObject[] = [
       { path: patterns.utilisateurs, lazy: page(() => import('../features/compte/UtilisateursPage.js'), 'UtilisateursPage') },
       { path: patterns.etiquettes, lazy: page(() => import('../features/demandes/EtiquettesPage.js'), 'EtiquettesPage') },
       { path: patterns.categories, lazy: page(() => import('../features/technique/CategoriesPage.js'), 'CategoriesPage') },
+      { path: patterns.clesOpen311, lazy: page(() => import('../features/technique/ClesOpen311Page.js'), 'ClesOpen311Page') },
       { path: patterns.logement, lazy: page(() => import('../features/demandes/DemandesAccueilPage.js'), 'DemandesAccueilPage') },
       { path: patterns.nouvelleDemande, lazy: page(() => import('../features/demandes/NouvelleDemandePage.js'), 'NouvelleDemandePage') },
       { path: patterns.toutesLesDemandes, lazy: page(() => import('../features/demandes/ListeDemandesPage.js'), 'ListeDemandesPage') },

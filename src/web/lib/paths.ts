@@ -20,6 +20,7 @@ export const routes = {
   utilisateurs: '/admin/utilisateurs',
   etiquettes: '/admin/etiquettes',
   categories: '/admin/categories',
+  clesOpen311: '/admin/open311',
   logement: '/logement',
   nouvelleDemande: '/logement/nouveau',
   toutesLesDemandes: '/logement/list',

@@ -299,7 +299,7 @@ export function routesOpen311(deps: DepsOpen311) {
           const champs = fieldMessages(saisie.error);
           throw new ApiError(400, 'VALIDATION', Object.values(champs)[0]!, Object.fromEntries(Object.entries(champs).map(([k, m]) => [k, `${CHAMPS_OPEN311[k] ?? k} : ${m}`])));
         }
-        const { row } = await signalementsService.creer(saisie.data, null, request.log);
+        const { row } = await signalementsService.creer(saisie.data, null, request.log, { open311CleId: clesDesRequetes.get(request)! });
         return [
           {
             service_request_id: row.numero,

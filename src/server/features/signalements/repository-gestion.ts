@@ -225,6 +225,12 @@ export class GestionSignalementsRepository {
     return rows.map(({ prenom, nom, ...r }) => ({ ...r, auteur: r.par === 'mairie' ? (r.auteurUserId ? nomDe({ prenom, nom }) : 'La mairie') : null }));
   }
 
+  /** The name (libellé) of the Open311 API key a report was posted with (migration 0022), revoked or not. */
+  async libelleCleOpen311(cleId: string): Promise<string | null> {
+    const row = await this.db.selectFrom('open311Cles').select('libelle').where('id', '=', cleId).executeTakeFirst();
+    return row?.libelle ?? null;
+  }
+
   /** The numbers of the reports marked duplicates of this one, oldest first. */
   async doublons(signalementId: string): Promise<string[]> {
     const rows = await this.db.selectFrom('signalements').select('numero').where('doublonDe', '=', signalementId).orderBy('creeLe').orderBy('id').limit(500).execute();

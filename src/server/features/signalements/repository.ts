@@ -22,8 +22,11 @@ import type {
 const COLONNES_RESUME = ['id', 'numero', 'categorie', 'titre', 'titreMasque', 'lat', 'lon', 'adresse', 'etat', 'ouvert', 'creeLe', 'misAJourLe'] as const;
 export type ResumeRow = Pick<SignalementRow, (typeof COLONNES_RESUME)[number]>;
 
-/** A new report as the service makes it: the repository adds what derives from it (search text, state rank, moderation mark). */
-export type NouveauSignalementRow = Omit<SignalementRow, 'recherche' | 'etatRang' | 'contenuMasque'>;
+/**
+ * A new report as the service makes it: the repository adds what derives from it (search text, state rank, moderation
+ * mark); `open311CleId` only for a report posted through Open311 (null when left out).
+ */
+export type NouveauSignalementRow = Omit<SignalementRow, 'recherche' | 'etatRang' | 'contenuMasque' | 'open311CleId'> & { open311CleId?: string | null };
 
 /** The public list's filters and page (`depuis` counts back from the time the list is asked). */
 export type FiltreListe = Pick<ListeSignalementsQuery, 'categorie' | 'etat' | 'depuis' | 'page' | 'parPage'>;
@@ -78,7 +81,13 @@ export class SignalementsRepository {
 
   /** Inserts a new report with its managers' search text and its state's rank (migration 0020). */
   async inserer(nouveau: NouveauSignalementRow, trx: Db): Promise<SignalementRow> {
-    const row: SignalementRow = { ...nouveau, recherche: texteDeRechercheSignalement(nouveau), etatRang: rangEtat(nouveau.etat as EtatSignalement), contenuMasque: 0 };
+    const row: SignalementRow = {
+      ...nouveau,
+      open311CleId: nouveau.open311CleId ?? null,
+      recherche: texteDeRechercheSignalement(nouveau),
+      etatRang: rangEtat(nouveau.etat as EtatSignalement),
+      contenuMasque: 0,
+    };
     await trx.insertInto('signalements').values(row).execute();
     return row;
   }

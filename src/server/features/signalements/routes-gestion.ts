@@ -58,7 +58,7 @@ export function routesGestionSignalements(deps: {
       return row;
     };
     const vue = async (row: SignalementRow): Promise<SignalementGestion> => {
-      const [categories, photos, misesAJour, suiveurs, original, doublons, notes, moderation] = await Promise.all([
+      const [categories, photos, misesAJour, suiveurs, original, doublons, notes, moderation, viaOpen311] = await Promise.all([
         repository.categories(),
         repository.photos(row.id, { avecMasquees: true }),
         gestion.misesAJour(row.id),
@@ -67,8 +67,9 @@ export function routesGestionSignalements(deps: {
         gestion.doublons(row.id),
         gestion.notes(row.id),
         gestion.moderations(row.id),
+        row.open311CleId ? gestion.libelleCleOpen311(row.open311CleId) : Promise.resolve(null),
       ]);
-      return vueGestion(row, libelles(categories), { photos, misesAJour, suiveurs, doublonDe: original?.numero ?? null, doublons, notes, moderation });
+      return vueGestion(row, libelles(categories), { photos, misesAJour, suiveurs, doublonDe: original?.numero ?? null, doublons, notes, moderation, viaOpen311 });
     };
     const acteur = async (request: Parameters<typeof compteDe>[0]) => (await compteDe(request))!.id;
 

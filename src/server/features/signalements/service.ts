@@ -140,9 +140,15 @@ export class SignalementsService {
    * Records a new report: its number (`2026-00042`, allocated in the transaction), its first public step
    * (« nouveau »), its reporter as its first follower, and the e-mails: the reporter's (follow link, once), the
    * category's service (if it has an address), and each confirmed district alert but the reporter's own.
-   * Answers the row and, once only, the private key of the follow link.
+   * Answers the row and, once only, the private key of the follow link. `origine.open311CleId`: the Open311 API key
+   * the report was posted with (features/open311), kept on the report for the managers.
    */
-  async creer(input: NouveauSignalement, ownerUserId: string | null, log: FastifyBaseLogger): Promise<{ row: SignalementRow; cle: string }> {
+  async creer(
+    input: NouveauSignalement,
+    ownerUserId: string | null,
+    log: FastifyBaseLogger,
+    origine: { open311CleId?: string } = {},
+  ): Promise<{ row: SignalementRow; cle: string }> {
     if (!dansPolygone(input, this.deps.perimetre)) throw new ApiError(400, 'HORS_PERIMETRE', HORS_PERIMETRE, { lat: HORS_PERIMETRE, lon: HORS_PERIMETRE });
     const categorie = await this.categorieActive(input.categorie);
     const { mailer, config } = this.deps;
@@ -174,6 +180,7 @@ export class SignalementsService {
           misAJourLe: le,
           titreMasque: 0,
           descriptionMasquee: 0,
+          open311CleId: origine.open311CleId ?? null,
         },
         trx,
       );

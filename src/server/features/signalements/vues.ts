@@ -134,6 +134,8 @@ export function vueGestion(
     suiveurs: number;
     notes: NoteSignalement[];
     moderation: EntreeModeration[];
+    /** The name of the Open311 API key the report was posted with, or null. */
+    viaOpen311: string | null;
   },
 ): SignalementGestion {
   return {
@@ -147,5 +149,6 @@ export function vueGestion(
     suiveurs: details.suiveurs,
     notes: details.notes,
     moderation: details.moderation,
+    viaOpen311: details.viaOpen311,
   };
 }

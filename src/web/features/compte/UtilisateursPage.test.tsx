@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 import { screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Moi, ProfilPersonnel } from '../../../domain/compte.js';
-import { recordFetch, renderWithProviders } from '../../test-utils.js';
+import { recordFetch, renderWithProviders, largeurDeFenetre } from '../../test-utils.js';
 import { UtilisateursPage } from './UtilisateursPage.js';
 
 const compte = (uid: string, prenom: string, nom: string, emailVerified: boolean, userType: ProfilPersonnel['userType'] = 'habitant'): ProfilPersonnel => ({
@@ -32,22 +32,6 @@ const { calls, answers } = recordFetch();
 /** The role changes sent to the server. */
 const roles = () => calls.filter((c) => c.method === 'POST' && c.url.endsWith('/role')).map(({ url, body }) => ({ url, body }));
 
-/** A window as wide as `largeur` px, for useMediaQuery (16 px to the em). */
-function fenetre(largeur: number) {
-  vi.stubGlobal('matchMedia', (query: string) => {
-    const max = /max-width:\s*([\d.]+)em/u.exec(query);
-    return {
-      matches: max ? largeur <= Number(max[1]) * 16 : false,
-      media: query,
-      onchange: null,
-      addListener: () => {},
-      removeListener: () => {},
-      addEventListener: () => {},
-      removeEventListener: () => {},
-      dispatchEvent: () => false,
-    };
-  });
-}
 
 beforeEach(() => {
   comptes = [ADMIN, compte('elodie1', 'Élodie', 'Martin', false), compte('marc1', 'Marc', 'de La Fontaine', true, 'manager')];
@@ -58,13 +42,13 @@ beforeEach(() => {
 
 describe('/admin/utilisateurs', () => {
   it('counts the accounts with the French plural', async () => {
-    fenetre(1280);
+    largeurDeFenetre(1280);
     renderWithProviders(<UtilisateursPage />);
     expect(await screen.findByText('3 comptes')).toBeInTheDocument();
   });
 
   it('says « 1 compte » and « 0 compte » in the singular', async () => {
-    fenetre(1280);
+    largeurDeFenetre(1280);
     comptes = [ADMIN];
     const { unmount } = renderWithProviders(<UtilisateursPage />);
     expect(await screen.findByText('1 compte')).toBeInTheDocument();
@@ -75,7 +59,7 @@ describe('/admin/utilisateurs', () => {
   });
 
   it('shows a table at 1280 px, each role select named with « de » elided before a vowel', async () => {
-    fenetre(1280);
+    largeurDeFenetre(1280);
     renderWithProviders(<UtilisateursPage />);
     const table = await screen.findByRole('table');
     expect(within(table).getByRole('combobox', { name: 'Rôle d’Élodie Martin' })).toHaveValue('habitant');
@@ -85,7 +69,7 @@ describe('/admin/utilisateurs', () => {
   });
 
   it('stacks the accounts as cards at 375 px: name, e-mail, address confirmed or not, the same role select', async () => {
-    fenetre(375);
+    largeurDeFenetre(375);
     renderWithProviders(<UtilisateursPage />);
     const liste = await screen.findByRole('list', { name: 'Comptes' });
     expect(screen.queryByRole('table')).toBeNull();
@@ -104,7 +88,7 @@ describe('/admin/utilisateurs', () => {
   });
 
   it('says a role changed politely, in the status region, with no alert (RGAA 7.5)', async () => {
-    fenetre(1280);
+    largeurDeFenetre(1280);
     renderWithProviders(<UtilisateursPage />);
     const table = await screen.findByRole('table');
     const statut = screen.getByRole('status');
@@ -117,7 +101,7 @@ describe('/admin/utilisateurs', () => {
   });
 
   it('says a refused role change as an alert, outside the status region', async () => {
-    fenetre(1280);
+    largeurDeFenetre(1280);
     answers['POST /app/api/admin/users/elodie1/role'] = {
       status: 409,
       body: { error: { code: 'CONFLICT', message: 'L’adresse e-mail de ce compte n’est pas confirmée.' } },

@@ -4,7 +4,7 @@ import { userEvent } from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Moi } from '../../../domain/compte.js';
 import type { LigneDemande } from '../../../domain/demande.js';
-import { recordFetch, renderWithProviders } from '../../test-utils.js';
+import { recordFetch, renderWithProviders, largeurDeFenetre } from '../../test-utils.js';
 import { ListeDemandesPage } from './ListeDemandesPage.js';
 
 /** The page in the app's providers (Mantine in its test environment, so a status list box opens in jsdom). */
@@ -57,22 +57,6 @@ const listes = () => calls.filter((c) => c.url.startsWith('/app/api/logement?'))
 /** The status changes sent to the server. */
 const changements = () => calls.filter((c) => c.method === 'POST' && c.url === '/app/api/logement/update/status').map((c) => c.body);
 
-/** A window as wide as `largeur` px, for useMediaQuery (16 px to the em). */
-function fenetre(largeur: number) {
-  vi.stubGlobal('matchMedia', (query: string) => {
-    const max = /max-width:\s*([\d.]+)em/u.exec(query);
-    return {
-      matches: max ? largeur <= Number(max[1]) * 16 : false,
-      media: query,
-      onchange: null,
-      addListener: () => {},
-      removeListener: () => {},
-      addEventListener: () => {},
-      removeEventListener: () => {},
-      dispatchEvent: () => false,
-    };
-  });
-}
 
 beforeEach(() => {
   lignes = [ligne('013liste0001', 'Hélène', 'Martin', 1), ligne('013liste0002', 'Bérénice', 'Arnaud', 3)];
@@ -203,7 +187,7 @@ describe('the managers’ list', () => {
   });
 
   it('shows each request as a card on a phone, no table, with its status, selection and sort', async () => {
-    fenetre(375);
+    largeurDeFenetre(375);
     total = 30;
     page();
     const user = userEvent.setup();
@@ -238,7 +222,7 @@ describe('the managers’ list', () => {
   });
 
   it('keeps the table from 48em on', async () => {
-    fenetre(1024);
+    largeurDeFenetre(1024);
     page();
     expect(await screen.findByRole('table')).toBeInTheDocument();
     expect(screen.getByRole('combobox', { name: 'Statut de la demande n° 013liste0001' })).toBeInTheDocument();

@@ -129,7 +129,12 @@ describe('« Plan du site »', () => {
       'Informations',
     ]);
     expect(liensDe('Gestion')).toEqual(['Toutes les demandes → /logement/list', 'Tous les signalements techniques → /technique/list']);
-    expect(liensDe('Administration')).toEqual(['Utilisateurs → /admin/utilisateurs', 'Étiquettes → /admin/etiquettes', 'Catégories de signalements → /admin/categories']);
+    expect(liensDe('Administration')).toEqual([
+      'Utilisateurs → /admin/utilisateurs',
+      'Étiquettes → /admin/etiquettes',
+      'Catégories de signalements → /admin/categories',
+      'Clés d’API Open311 → /admin/open311',
+    ]);
   });
 
   it('links only to pages of the router, never to « Page introuvable »', async () => {

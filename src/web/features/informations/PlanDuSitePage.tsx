@@ -52,6 +52,7 @@ const ADMINISTRATION: Page[] = [
   { to: paths.utilisateurs, label: 'Utilisateurs' },
   { to: paths.etiquettes, label: 'Étiquettes' },
   { to: paths.categories, label: 'Catégories de signalements' },
+  { to: paths.clesOpen311, label: 'Clés d’API Open311' },
 ];
 
 const INFORMATIONS: Page[] = [

@@ -5,7 +5,7 @@ import { useLocation } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Moi } from '../../../domain/compte.js';
 import type { EtatSignalement, LigneGestionSignalement } from '../../../domain/signalements.js';
-import { recordFetch, renderWithProviders } from '../../test-utils.js';
+import { recordFetch, renderWithProviders, largeurDeFenetre } from '../../test-utils.js';
 import { SignalementsGestionPage } from './SignalementsGestionPage.js';
 
 const MOI: Moi = {
@@ -68,22 +68,6 @@ const page = (url = '/technique/list') =>
     { url },
   );
 
-/** A window as wide as `largeur` px, for useMediaQuery (16 px to the em). */
-function fenetre(largeur: number) {
-  vi.stubGlobal('matchMedia', (query: string) => {
-    const max = /max-width:\s*([\d.]+)em/u.exec(query);
-    return {
-      matches: max ? largeur <= Number(max[1]) * 16 : false,
-      media: query,
-      onchange: null,
-      addListener: () => {},
-      removeListener: () => {},
-      addEventListener: () => {},
-      removeEventListener: () => {},
-      dispatchEvent: () => false,
-    };
-  });
-}
 
 /** jsdom has no EventSource: a stand-in that lets the test send the server's events. */
 class FauxFlux extends EventTarget {
@@ -103,7 +87,7 @@ beforeEach(() => {
   lignes = [ligne('2026-00002', 'Nid-de-poule', 'nouveau', true), ligne('2026-00001', 'Banc cassé', 'resolu')];
   FauxFlux.ouverts = [];
   vi.stubGlobal('EventSource', FauxFlux);
-  fenetre(1280);
+  largeurDeFenetre(1280);
   answers['GET /app/api/user/me'] = { status: 200, body: { data: MOI } };
   answers['GET /app/api/technique/categories'] = {
     status: 200,
@@ -181,7 +165,7 @@ describe('the managers’ list of technical reports', () => {
   });
 
   it('shows cards below 48em, each linking to its report, and a sort menu instead of the headers', async () => {
-    fenetre(375);
+    largeurDeFenetre(375);
     page();
     const liste = await screen.findByRole('list', { name: 'Signalements techniques, triés par date du signalement, du plus récent au plus ancien' });
     expect(screen.queryByRole('table')).not.toBeInTheDocument();

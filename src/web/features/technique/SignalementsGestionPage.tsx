@@ -225,7 +225,7 @@ function Liste() {
             <Table.Tbody>
               {data?.data.map((s) => (
                 <Table.Tr key={s.numero}>
-                  <Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
                     <Anchor component={Link} to={paths.signalement(s.numero)}>
                       {s.numero}
                     </Anchor>

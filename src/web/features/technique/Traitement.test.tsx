@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Moi } from '../../../domain/compte.js';
@@ -39,6 +39,9 @@ const publique: SignalementVue = {
 };
 
 let gestion: SignalementGestion;
+/** The live streams the page opened. */
+const flux: { url: string; ferme: boolean; ecouteurs: Map<string, (m: { data: string }) => void> }[] = [];
+const ouverts = () => flux.filter((f) => !f.ferme).map((f) => f.url);
 
 beforeEach(() => {
   gestion = {
@@ -53,12 +56,23 @@ beforeEach(() => {
     doublons: [],
     notes: [{ id: 'n1', texte: 'Appeler l’entreprise.', auteur: 'Camille Mairie', le: '2026-03-03T09:00:00.000Z' }],
     moderation: [],
+    viaOpen311: null,
   };
+  flux.length = 0;
   vi.stubGlobal('EventSource', class {
     static readonly CLOSED = 2;
     readyState = 0;
-    addEventListener() {}
-    close() {}
+    ecouteurs = new Map<string, (m: { data: string }) => void>();
+    ferme = false;
+    constructor(readonly url: string) {
+      flux.push(this);
+    }
+    addEventListener(nom: string, f: (m: { data: string }) => void) {
+      this.ecouteurs.set(nom, f);
+    }
+    close() {
+      this.ferme = true;
+    }
   });
   answers['GET /app/api/technique/perimetre'] = { status: 200, body: { data: PERIMETRE } };
   answers['GET /app/api/user/me'] = { status: 200, body: { data: MOI } };
@@ -77,6 +91,24 @@ describe('« Traitement » on a report’s page', () => {
     await screen.findByRole('heading', { name: 'Historique' });
     expect(screen.queryByRole('region', { name: 'Traitement' })).not.toBeInTheDocument();
     expect(calls.some((c) => c.url.startsWith('/app/api/technique/gestion'))).toBe(false);
+  });
+
+  it('follows the report live on the managers’ stream (another manager’s note shows)', async () => {
+    page();
+    const traitement = await screen.findByRole('region', { name: 'Traitement' });
+    await within(traitement).findByRole('list', { name: 'Notes privées' });
+    await waitFor(() => expect(ouverts()).toEqual(['/app/api/technique/gestion/evenements?numero=2026-00042']));
+    // Another manager adds a note: the event names the report, the full view is read again.
+    gestion = { ...gestion, notes: [...gestion.notes, { id: 'n9', texte: 'Devis reçu.', auteur: 'Sam Mairie', le: '2026-03-05T09:00:00.000Z' }] };
+    act(() => flux.find((f) => !f.ferme)!.ecouteurs.get('signalement')!({ data: JSON.stringify({ numero: '2026-00042', etat: 'nouveau', le: '2026-03-05T09:00:00.000Z', quoi: 'note' }) }));
+    await waitFor(() => expect(within(traitement).getByRole('list', { name: 'Notes privées' })).toHaveTextContent('Devis reçu.'));
+  });
+
+  it('gives a resident the public stream of the report only', async () => {
+    answers['GET /app/api/user/me'] = { status: 200, body: { data: { ...MOI, userType: 'resident' } } };
+    page();
+    await screen.findByRole('heading', { level: 1, name: 'Lampadaire éteint' });
+    await waitFor(() => expect(ouverts()).toEqual(['/app/api/technique/evenements?numero=2026-00042']));
   });
 
   it('changes the state with a public text, and says so in a focused status', async () => {
@@ -113,8 +145,38 @@ describe('« Traitement » on a report’s page', () => {
     await user.selectOptions(await within(traitement).findByRole('combobox', { name: 'Nouvel état' }), 'doublon');
     await user.type(within(traitement).getByRole('textbox', { name: /^Doublon de/u }), '2026-00007');
     await user.click(within(traitement).getByRole('button', { name: 'Publier la mise à jour' }));
+    // « Doublon » closes the report: asked first, with who will be told.
+    const dialogue = await screen.findByRole('dialog', { name: 'Passer le signalement à « Doublon » ?' });
+    expect(dialogue).toHaveTextContent('1 personne le suit : chacune recevra un e-mail.');
+    expect(envois('mises-a-jour')).toEqual([]);
+    await user.click(within(dialogue).getByRole('button', { name: 'Passer à « Doublon »' }));
     expect(await within(traitement).findByRole('alert')).toHaveTextContent('Le signalement d’origine n’existe pas.');
     expect(envois('mises-a-jour')).toEqual([{ etat: 'doublon', doublonDe: '2026-00007' }]);
+  });
+
+  it('asks before a state that closes the report, and sends nothing when the manager keeps it open', async () => {
+    answers[`POST ${GESTION}/mises-a-jour`] = () => {
+      gestion = { ...gestion, etat: 'resolu' };
+      return { status: 200, body: { data: gestion } };
+    };
+    page();
+    const traitement = await screen.findByRole('region', { name: 'Traitement' });
+    const user = userEvent.setup();
+    await user.selectOptions(await within(traitement).findByRole('combobox', { name: 'Nouvel état' }), 'resolu');
+    await user.type(within(traitement).getByRole('textbox', { name: 'Message public' }), 'Lampe changée.');
+    await user.click(within(traitement).getByRole('button', { name: 'Publier la mise à jour' }));
+    let dialogue = await screen.findByRole('dialog', { name: 'Passer le signalement à « Résolu » ?' });
+    expect(dialogue).toHaveTextContent('1 personne le suit : chacune recevra un e-mail avec votre message.');
+    await user.click(within(dialogue).getByRole('button', { name: 'Ne pas changer' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(envois('mises-a-jour')).toEqual([]);
+    // What was typed is still there; this time confirmed.
+    expect(within(traitement).getByRole('textbox', { name: 'Message public' })).toHaveValue('Lampe changée.');
+    await user.click(within(traitement).getByRole('button', { name: 'Publier la mise à jour' }));
+    dialogue = await screen.findByRole('dialog', { name: 'Passer le signalement à « Résolu » ?' });
+    await user.click(within(dialogue).getByRole('button', { name: 'Passer à « Résolu »' }));
+    expect(await within(traitement).findByText('État passé à « Résolu » ; la mise à jour est publiée.')).toHaveFocus();
+    expect(envois('mises-a-jour')).toEqual([{ etat: 'resolu', texte: 'Lampe changée.' }]);
   });
 
   it('lists the private notes and adds one', async () => {
@@ -163,5 +225,8 @@ describe('« Traitement » on a report’s page', () => {
     expect(envois('moderation')).toEqual([{ cible: 'photo', id: PHOTO, masquer: true, motif: 'Visage reconnaissable' }]);
     expect(within(traitement).getByRole('button', { name: 'Afficher de nouveau' })).toBeInTheDocument();
     expect(within(traitement).getByRole('list', { name: 'Journal de modération' })).toHaveTextContent('Camille Mairie a masqué une photo : « Visage reconnaissable ».');
+    // The hidden photo stays in sight of the managers, from their own route.
+    const masquees = within(traitement).getByRole('list', { name: 'Photos masquées au public' });
+    expect(within(masquees).getByRole('img', { name: 'Vue 1 du problème, masquée au public' })).toHaveAttribute('src', `${GESTION}/photos/${PHOTO}`);
   });
 });

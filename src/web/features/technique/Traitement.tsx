@@ -1,10 +1,12 @@
 import { Alert, Box, Button, Card, Group, NativeSelect, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
+import { pluriel } from '../../../domain/pluriel.js';
 import {
   CIBLE_MODERATION_LIBELLES,
   ETAT_SIGNALEMENT_LIBELLES,
   ETATS_SIGNALEMENT,
+  estOuvert,
   MISE_A_JOUR_MAX,
   MOTIF_MODERATION_MAX,
   NOTE_SIGNALEMENT_MAX,
@@ -13,6 +15,8 @@ import {
   type EtatSignalement,
   type SignalementGestion,
 } from '../../../domain/signalements.js';
+import { Annonce } from '../../components/Annonce.js';
+import { Dialog } from '../../components/Dialog.js';
 import { errorMessage } from '../../lib/api.js';
 import { useMiseAJourGestion, useModeration, useNoteGestion, useSignalementGestion } from './apiGestion.js';
 
@@ -40,6 +44,7 @@ export function Traitement({ numero }: { numero: string }) {
               Signalé par {data.nom || 'une personne sans nom'}
               {data.nomMasque ? ' (nom non affiché publiquement)' : ''} — {data.email}
               {data.doublons.length > 0 ? ` — doublons rattachés : ${data.doublons.map((n) => `n° ${n}`).join(', ')}` : ''}
+              {data.viaOpen311 ? ` — reçu par l’API Open311 (clé « ${data.viaOpen311} »)` : ''}
             </Text>
             <MiseAJour s={data} />
             <Notes s={data} />
@@ -55,9 +60,9 @@ export function Traitement({ numero }: { numero: string }) {
 function Retour({ succes, erreur, refSucces }: { succes: string | null; erreur: string | null; refSucces: React.RefObject<HTMLParagraphElement | null> }) {
   return (
     <>
-      <Text role="status" ref={refSucces} tabIndex={-1} c="green.9" size="sm">
+      <Annonce ref={refSucces} size="sm">
         {succes}
-      </Text>
+      </Annonce>
       {erreur && (
         <Alert color="red" role="alert">
           {erreur}
@@ -85,6 +90,7 @@ function MiseAJour({ s }: { s: SignalementGestion }) {
   const [doublonDe, setDoublonDe] = useState('');
   const [succes, setSucces] = useState<string | null>(null);
   const [erreur, setErreur] = useState<string | null>(null);
+  const [aConfirmer, setAConfirmer] = useState(false);
   const refSucces = useRef<HTMLParagraphElement>(null);
   const envoyer = (e: FormEvent) => {
     e.preventDefault();
@@ -94,6 +100,12 @@ function MiseAJour({ s }: { s: SignalementGestion }) {
       setErreur('Indiquez un nouvel état, un message public, ou les deux.');
       return;
     }
+    // A state that closes the report (résolu, fermé, doublon…) is e-mailed to everyone who follows it: asked first.
+    if (etat !== '' && !estOuvert(etat)) setAConfirmer(true);
+    else publier();
+  };
+  const publier = () => {
+    setAConfirmer(false);
     mutation.mutate(
       { ...(etat ? { etat } : {}), ...(texte.trim() ? { texte: texte.trim() } : {}), ...(etat === 'doublon' ? { doublonDe: doublonDe.trim() } : {}) },
       {
@@ -148,6 +160,26 @@ function MiseAJour({ s }: { s: SignalementGestion }) {
           <Retour succes={succes} erreur={erreur} refSucces={refSucces} />
         </Stack>
       </form>
+      {etat !== '' && (
+        <Dialog opened={aConfirmer} onClose={() => setAConfirmer(false)} title={`Passer le signalement à « ${ETAT_SIGNALEMENT_LIBELLES[etat]} » ?`} size="md">
+          <Stack gap="md">
+            <Text>
+              Le signalement n° {s.numero} ne sera plus compté parmi les problèmes en cours.{' '}
+              {s.suiveurs > 0
+                ? `${pluriel(s.suiveurs, 'personne le suit', 'personnes le suivent')} : chacune recevra un e-mail${texte.trim() ? ' avec votre message' : ''}.`
+                : 'Personne ne le suit : aucun e-mail ne sera envoyé.'}
+            </Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setAConfirmer(false)}>
+                Ne pas changer
+              </Button>
+              <Button onClick={publier} data-autofocus>
+                Passer à « {ETAT_SIGNALEMENT_LIBELLES[etat]} »
+              </Button>
+            </Group>
+          </Stack>
+        </Dialog>
+      )}
     </Sous>
   );
 }
@@ -287,6 +319,7 @@ function Moderer({ s }: { s: SignalementGestion }) {
           <Retour succes={succes} erreur={erreur} refSucces={refSucces} />
         </Stack>
       </form>
+      <PhotosMasquees s={s} />
       <Title order={4} size="h5" id="journal-moderation">
         Journal de modération
       </Title>
@@ -308,4 +341,33 @@ function Moderer({ s }: { s: SignalementGestion }) {
 function ligneJournal(m: EntreeModeration): string {
   const quoi = CIBLE_MODERATION_LIBELLES[m.cible];
   return `${formatHorodatage(m.le)} — ${m.par} a ${m.action === 'masquer' ? 'masqué' : 'affiché de nouveau'} ${quoi}${m.motif ? ` : « ${m.motif} »` : ''}.`;
+}
+
+/** The photos hidden from the public, still shown to managers (from their own route) so they can judge them again. */
+function PhotosMasquees({ s }: { s: SignalementGestion }) {
+  const masquees = s.photos.map((p, i) => ({ ...p, rang: i + 1 })).filter((p) => p.masquee);
+  if (masquees.length === 0) return null;
+  return (
+    <>
+      <Title order={4} size="h5" id="photos-masquees">
+        Photos masquées au public
+      </Title>
+      <Box component="ul" m={0} p={0} style={{ listStyle: 'none', display: 'flex', flexWrap: 'wrap', gap: 'var(--mantine-spacing-sm)' }} aria-labelledby="photos-masquees">
+        {masquees.map((p) => (
+          <li key={p.id} style={{ width: 'min(100%, 12rem)' }}>
+            <a href={p.url} target="_blank" rel="noreferrer" title={`Photo ${p.rang} en grand (nouvel onglet)`}>
+              <img
+                src={p.url}
+                alt={`Vue ${p.rang} du problème, masquée au public`}
+                width={p.largeur}
+                height={p.hauteur}
+                loading="lazy"
+                style={{ width: '100%', height: 'auto', borderRadius: 'var(--mantine-radius-sm)', display: 'block', opacity: 0.85 }}
+              />
+            </a>
+          </li>
+        ))}
+      </Box>
+    </>
+  );
 }

@@ -17,4 +17,6 @@ export const clesTechnique = {
   listesGestion: ['technique', 'gestion', 'liste'],
   listeGestion: (q: ListeGestionSignalementsQuery) => ['technique', 'gestion', 'liste', q],
   signalementGestion: (numero: string) => ['technique', 'gestion', 'signalement', numero],
+  /** The admins' Open311 API keys. */
+  clesOpen311: ['technique', 'open311', 'cles'],
 } as const;
