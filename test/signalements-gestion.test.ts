@@ -749,6 +749,24 @@ describe('categories, for admins', () => {
     expect(await proposees()).toContain(code);
   });
 
+  it('never lets a report land in a category deleted at the same moment (PostgreSQL: the deletion holds the categories)', async (test) => {
+    if (ctx.app.deps.dbKind !== 'postgres') test.skip();
+    const { code } = (await adminReq('POST', '/categories/admin', { libelle: `Éphémère ${randomUUID().slice(0, 6)}` })).json().data;
+    // An admin's deletion under way: the categories locked as the service locks them, the row deleted, not committed.
+    let envoi: ReturnType<typeof ctx.app.inject> | undefined;
+    await ctx.app.deps.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('signalementCategories').select('code').forUpdate().execute();
+      // The resident's report starts now: its first look still sees the category (the deletion is not committed).
+      envoi = ctx.app.inject({ method: 'POST', url: api('/signalements'), payload: saisie({ categorie: code }) });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await trx.deleteFrom('signalementCategories').where('code', '=', code).execute();
+    });
+    const res = await envoi!;
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error.code).toBe('CATEGORIE_INCONNUE');
+    expect(await ctx.app.deps.db.selectFrom('signalements').select('id').where('categorie', '=', code).execute()).toEqual([]);
+  });
+
   it('keeps at least one category offered, and refuses bad input in French', async () => {
     const actives = await proposees();
     const [garde, ...autres] = actives;

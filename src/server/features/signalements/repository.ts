@@ -62,6 +62,16 @@ export class SignalementsRepository {
     return trx.selectFrom('signalementCategories').selectAll().where('code', '=', code).executeTakeFirst();
   }
 
+  /**
+   * The category, read in a report's transaction and kept from change until it ends (PostgreSQL: FOR SHARE, so an
+   * admin's deletion, which locks the categories FOR UPDATE, waits for the report, then sees it and refuses; or the
+   * report waits for the deletion, then finds no category). SQLite runs one transaction at a time.
+   */
+  categoriePartagee(code: string, trx: Db): Promise<SignalementCategorieRow | undefined> {
+    const query = trx.selectFrom('signalementCategories').selectAll().where('code', '=', code);
+    return (this.kind === 'postgres' ? query.forShare() : query).executeTakeFirst();
+  }
+
   // --- Reports ------------------------------------------------------------------------------------
 
   /**

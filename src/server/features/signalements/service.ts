@@ -126,9 +126,9 @@ export class SignalementsService {
     await this.deps.bus.publishSignalement(event).catch((error: unknown) => log.error({ err: error }, 'publication de l’événement du signalement impossible'));
   }
 
-  /** The category a new report may use, or 400 CATEGORIE_INCONNUE. */
-  private async categorieActive(code: string): Promise<SignalementCategorieRow> {
-    const categorie = await this.repository.categorie(code);
+  /** The category a new report may use, or 400 CATEGORIE_INCONNUE; in `trx`, kept from deletion until it ends. */
+  private async categorieActive(code: string, trx?: Db): Promise<SignalementCategorieRow> {
+    const categorie = trx ? await this.repository.categoriePartagee(code, trx) : await this.repository.categorie(code);
     if (!categorie || categorie.active !== 1) {
       const message = 'Cette catégorie n’existe pas ou n’est plus proposée : choisissez-en une dans la liste.';
       throw new ApiError(400, 'CATEGORIE_INCONNUE', message, { categorie: message });
@@ -150,10 +150,12 @@ export class SignalementsService {
     origine: { open311CleId?: string } = {},
   ): Promise<{ row: SignalementRow; cle: string }> {
     if (!dansPolygone(input, this.deps.perimetre)) throw new ApiError(400, 'HORS_PERIMETRE', HORS_PERIMETRE, { lat: HORS_PERIMETRE, lon: HORS_PERIMETRE });
-    const categorie = await this.categorieActive(input.categorie);
+    await this.categorieActive(input.categorie);
     const { mailer, config } = this.deps;
     const cle = newAccessKey();
     const row = await this.repository.transaction(async (trx) => {
+      // Read again under lock: an admin may have withdrawn or deleted it since.
+      const categorie = await this.categorieActive(input.categorie, trx);
       const maintenant = this.deps.now();
       const le = maintenant.toISOString();
       const annee = anneeDuNumero(maintenant);
