@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -753,7 +754,7 @@ describe('categories, for admins', () => {
     if (ctx.app.deps.dbKind !== 'postgres') test.skip();
     const { code } = (await adminReq('POST', '/categories/admin', { libelle: `Éphémère ${randomUUID().slice(0, 6)}` })).json().data;
     // An admin's deletion under way: the categories locked as the service locks them, the row deleted, not committed.
-    let envoi: ReturnType<typeof ctx.app.inject> | undefined;
+    let envoi: Promise<LightMyRequestResponse> | undefined;
     await ctx.app.deps.db.transaction().execute(async (trx) => {
       await trx.selectFrom('signalementCategories').select('code').forUpdate().execute();
       // The resident's report starts now: its first look still sees the category (the deletion is not committed).

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { MESSAGES, type CodeErreur, type CorpsErreur } from '../domain/erreurs.js';
+import { OPEN311_CHEMIN } from '../domain/open311.js';
 
 /** An error meant for the person: a status, a stable code and a French message (docs/api.md errors). */
 export class ApiError extends Error {
@@ -158,8 +159,16 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(sendError);
 }
 
-/** Fastify's router errors (a malformed URL, a path parameter too long) in the documented shape. */
-export const frameworkErrors = sendError;
+/**
+ * Fastify's router errors (a malformed URL, a path parameter too long) in the documented shape; under Open311's
+ * path (features/open311), which Fastify has not routed yet, in GeoReport v2's `[{ code, description }]`.
+ */
+export function frameworkErrors(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const chemin = request.url.split('?')[0]!;
+  if (chemin !== OPEN311_CHEMIN && !chemin.startsWith(`${OPEN311_CHEMIN}/`)) return sendError(error, request, reply);
+  const api = toApiError(error, request);
+  return reply.status(api.statusCode).send([{ code: api.statusCode, description: api.message }]);
+}
 
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request (headers over 16 KB, a broken request
