@@ -4,7 +4,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJour } from '../src/domain/dates.js';
 import { attestationPdf } from '../src/server/features/demandes/attestation.js';
-import { USER_FILE_HEADERS } from '../src/server/features/demandes/routes.js';
+import { USER_FILE_HEADERS } from '../src/server/http.js';
 import { createTestApp, demande, mailsTo, type TestContext } from './helpers.js';
 
 let ctx: TestContext;

@@ -470,6 +470,31 @@ describe('managers read everything', () => {
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00004/documents.zip', headers: { cookie: habitant.cookie } })).statusCode).toBe(403);
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00004/documents.zip' })).statusCode).toBe(403);
   });
+
+  it('stops a zip whose file is gone from the storage with an error, instead of leaving the download waiting; the server carries on', async () => {
+    await create(demande({ numeroUnique: '013zipko0001', email: 'zip@example.org' }));
+    const body = await multipart([
+      { field: 'livret', name: 'livret.pdf', content: SAMPLES.pdf },
+      { field: 'identity', name: 'carte.png', content: SAMPLES.png },
+    ]);
+    expect((await ctx.app.inject({ method: 'POST', url: '/app/api/logement/upload-files/013zipko0001', headers: { ...body.headers, 'x-access-key': keys['013zipko0001']! }, payload: body.payload })).statusCode).toBe(201);
+    const row = await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '013zipko0001').executeTakeFirstOrThrow();
+    const perdu = await ctx.app.deps.db.selectFrom('documents').select('storageKey').where('housingRequestId', '=', row.id).where('category', '=', 'identity').executeTakeFirstOrThrow();
+    await ctx.app.deps.storage.remove(perdu.storageKey);
+
+    const controle = new AbortController();
+    const garde = setTimeout(() => controle.abort(), 10_000);
+    const issue = await fetch(`${await baseUrl()}/app/api/logement/013zipko0001/documents.zip`, { headers: { cookie: manager.cookie }, signal: controle.signal })
+      .then((res) => res.arrayBuffer())
+      .then(
+        () => 'complet',
+        (error: unknown) => (controle.signal.aborted ? 'en attente' : `interrompu: ${String(error)}`),
+      );
+    clearTimeout(garde);
+    // Not a whole zip that silently lacks a document, and not a download left hanging: cut, so the browser says so.
+    expect(issue).toMatch(/^interrompu/u);
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013zipko0001', headers: { cookie: manager.cookie } })).statusCode).toBe(200);
+  });
 });
 
 describe('CSV export', () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/server/db/index.js';
 import { createAccount, createTestApp, demande, mailsTo, type TestContext } from './helpers.js';
 
 // Bulk work on the managers' list (issue 12 point 7).
@@ -107,6 +108,21 @@ describe('bulk actions', () => {
     expect(etat).toMatchObject({ total: 2, faits: 1, echecs: 1 });
   });
 
+  it('keep their progress in the database: one whose instance stopped without a word reads as interrupted, and no longer blocks the next', async () => {
+    const etat = await lot(manager.cookie, { selection: { mode: 'numeros', numeros: ['015lot000005'] }, action: { type: 'suivre' } });
+    expect(etat).toMatchObject({ total: 1, faits: 1, fini: true });
+    expect(etat).not.toHaveProperty('interrompu');
+    const id = (await ctx.app.deps.db.selectFrom('lots').select('id').where('proprietaire', '=', manager.uid).orderBy('creeLe', 'desc').executeTakeFirstOrThrow()).id;
+    // Its instance killed in the middle: not finished, and no news past its lease.
+    await ctx.app.deps.db.updateTable('lots').set({ fini: 0, faits: 0, bailJusqua: new Date(Date.now() + 60_000).toISOString() }).where('id', '=', id).execute();
+    expect((await call('GET', `/lots/${id}`, { cookie: manager.cookie })).json().data).toMatchObject({ fini: false });
+    const body = { selection: { mode: 'numeros', numeros: ['015lot000006'] }, action: { type: 'suivre' } };
+    expect((await call('POST', '/lots', { cookie: manager.cookie }, body)).statusCode).toBe(409);
+    await ctx.app.deps.db.updateTable('lots').set({ bailJusqua: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id).execute();
+    expect((await call('GET', `/lots/${id}`, { cookie: manager.cookie })).json().data).toEqual({ id, total: 1, faits: 0, inchanges: 0, echecs: 0, fini: true, interrompu: true });
+    expect(await lot(manager.cookie, body)).toMatchObject({ total: 1, fini: true });
+  });
+
   it('refuse a filter matching more than 1,000 requests (413), a bad body (400), in French', async () => {
     const rows = Array.from({ length: 1001 }, (_, i) => `015big${String(i).padStart(6, '0')}`);
     const tooMany = await call('POST', '/lots', { cookie: manager.cookie }, { selection: { mode: 'numeros', numeros: rows }, action: { type: 'suivre' } });
@@ -132,5 +148,42 @@ describe('bulk actions', () => {
     const motif = await call('POST', '/lots', { cookie: manager.cookie }, { selection: { mode: 'numeros', numeros: ['015lot000005'] }, action: { type: 'statut', statut: 'Attribué', motif: 'x' } });
     expect(motif.statusCode).toBe(400);
     expect(motif.json().error.fields.action).toMatch(/motif ne peut accompagner/u);
+  });
+});
+
+describe('a bulk action when the app closes', () => {
+  it('stops between two requests and is recorded as interrupted: what was done stays done', async () => {
+    const ferme = await createTestApp();
+    const gestionnaire = await createAccount(ferme, 'manager');
+    const numeros = Array.from({ length: 40 }, (_, i) => `015fer${String(i).padStart(6, '0')}`);
+    for (let i = 0; i < numeros.length; i += 25) {
+      const codes = await Promise.all(numeros.slice(i, i + 25).map(async (n) => (await ferme.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: n }) })).statusCode));
+      expect(new Set(codes)).toEqual(new Set([201]));
+    }
+    const started = await ferme.app.inject({
+      method: 'POST',
+      url: '/app/api/lots',
+      headers: { cookie: gestionnaire.cookie },
+      payload: { selection: { mode: 'numeros', numeros }, action: { type: 'statut', statut: 'Passage CAL' } },
+    });
+    expect(started.statusCode).toBe(202);
+    const { id } = started.json().data;
+    const { db } = ferme.app.deps;
+    const lire = () => db.selectFrom('lots').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    for (let i = 0; i < 500 && (await lire()).faits < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    await ferme.app.close();
+    // Read once the app is closed, on a connection of its own.
+    const apres = openDatabase({ databaseUrl: ferme.config.databaseUrl, dataDir: ferme.dataDir }).db;
+    try {
+      const fin = await apres.selectFrom('lots').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      expect(fin).toMatchObject({ fini: 1, interrompu: 1, total: 40 });
+      expect(fin.faits).toBeGreaterThanOrEqual(3);
+      expect(fin.faits).toBeLessThan(40);
+      const changees = await apres.selectFrom('housingRequests').select('id').where('numeroUnique', 'like', '015fer%').where('statutDeLaDemande', '=', 'Passage CAL').execute();
+      expect(changees).toHaveLength(fin.faits);
+    } finally {
+      await apres.destroy();
+      await ferme.close();
+    }
   });
 });

@@ -66,7 +66,10 @@ export const nouveauLotSchema = z.object({ selection: selectionSchema, action: a
 export type NouveauLot = z.input<typeof nouveauLotSchema>;
 export type LotDemande = z.output<typeof nouveauLotSchema>;
 
-/** A bulk action's progress: `faits` changed, `inchanges` already so, `echecs` gone meanwhile (erased, withdrawn). */
+/**
+ * A bulk action's progress: `faits` changed, `inchanges` already so, `echecs` gone meanwhile (erased, withdrawn);
+ * `interrompu` (with `fini`) when the server stopped before the last request: the ones done stay done.
+ */
 export const etatLotSchema = z.object({
   id: z.string(),
   total: z.number(),
@@ -74,5 +77,6 @@ export const etatLotSchema = z.object({
   inchanges: z.number(),
   echecs: z.number(),
   fini: z.boolean(),
+  interrompu: z.boolean().optional(),
 });
 export type EtatLot = z.infer<typeof etatLotSchema>;

@@ -11,13 +11,15 @@ import { QUARTIER, VILLE } from '../domain/compte.js';
 import { MESSAGES } from '../domain/erreurs.js';
 import { OPEN311_CHEMIN } from '../domain/open311.js';
 import { registerRequestDecorations } from './auth/guards.js';
-import { createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
+import { authSecret, createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
 import authRoutes from './auth/routes.js';
 import { origineDesTuiles, type Config, type TrustProxy } from './config.js';
 import { serializerCompiler } from './serializer.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
 import { clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
-import { LocalBus, PostgresBus, type EventBus } from './events/index.js';
+import { LocalBus, PostgresBus, RedisBus, type EventBus } from './events/index.js';
+import type { FluxEnDirect } from './events/flux.js';
+import { installerExploitation, verificationsDeBase, type Verification } from './exploitation/index.js';
 import adressesRoutes from './features/adresses/routes.js';
 import carte from './features/carte/index.js';
 import compte from './features/compte/index.js';
@@ -34,10 +36,13 @@ import parametresRoutes from './features/parametres/routes.js';
 import signalements from './features/signalements/index.js';
 import vues from './features/vues/index.js';
 import { createMailer, type Mailer } from './mail/index.js';
-import { JournalRequetes, journalDeRequete, optionsJournal } from './securite/journal.js';
+import { idDeRequete, JournalRequetes, journalDeRequete, optionsJournal } from './securite/journal.js';
 import { surveillerDebit } from './securite/lenteur.js';
+import { optionsDesLimites } from './partage/limites.js';
+import { ConnexionRedis } from './partage/redis.js';
 import { origineRefusee, origineRefuseeError } from './securite/origine.js';
-import { LocalStorage, type Storage } from './storage/index.js';
+import { stockagesDeLApp } from './storage/choix.js';
+import type { Storage } from './storage/index.js';
 import { loadTerritory, type Territory } from './territory.js';
 
 export interface RateLimit {
@@ -113,14 +118,23 @@ export interface AppDeps {
   config: Config;
   db: Db;
   dbKind: DbKind;
+  /** The housing requests' documents and the profile pictures (storage/choix.ts « uploads »). */
   storage: Storage;
+  /** The technical reports' photos, kept apart (storage/choix.ts « photos-signalements »). */
+  photosSignalements: Storage;
   mailer: Mailer;
   territory: Territory;
   rateLimits: RateLimits;
   auth: Auth;
   bus: EventBus;
+  /** Redis (REDIS_URL, partage/redis.ts): the rate-limit counters and the live events of every instance; undefined without it. */
+  redis: ConnexionRedis | undefined;
   /** The clock of services and scheduled jobs (AppOptions.now; tests move it). */
   now: () => Date;
+  /** What GET /readyz checks (exploitation/sondes.ts): the database and the storages; a service added later appends its own. */
+  verifications: Verification[];
+  /** The live-event budgets by name (events/flux.ts), registered by their features: counted in /metrics, ended at close. */
+  flux: Map<string, Pick<FluxEnDirect, 'ouverts' | 'fermer'>>;
 }
 
 declare module 'fastify' {
@@ -201,6 +215,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     requestTimeout: requestTimeoutMs,
     connectionTimeout: idleTimeoutMs,
     keepAliveTimeout: 72_000,
+    // While closing, a request arriving on a kept-alive connection is still served (with `Connection: close`)
+    // rather than refused with Fastify's own 503 body, which is not the documented error shape (exploitation/arret.ts).
+    return503OnClosing: false,
+    // X-Request-Id when the caller (a proxy) sends a sane one, else a random UUID; echoed on every answer.
+    genReqId: idDeRequete,
     // Router and socket-level errors answer in the documented JSON shape too (docs/api.md).
     frameworkErrors,
     clientErrorHandler,
@@ -230,17 +249,32 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // The delivery loop stops before the database closes; mails not yet due stay queued for the next start.
     await app.deps.mailer.close();
     await app.deps.bus.close();
+    await app.deps.redis?.fermer();
     await db.destroy();
   });
   await migrate(db);
   const searchIndexProblem = await optimiseSearch(db, kind);
   if (searchIndexProblem) app.log.warn({ reason: searchIndexProblem }, "index trigramme de recherche non créé : la recherche lira toute la table");
 
-  const storage = new LocalStorage(path.join(config.dataDir, 'uploads'));
+  // DATA_DIR's folders or an S3 bucket's prefixes (STORAGE); an unreachable one stops the start.
+  const stockages = stockagesDeLApp(config);
+  app.addHook('onClose', async () => {
+    stockages.fermer();
+  });
+  const { uploads: storage, photosSignalements } = stockages;
   await storage.init();
+  await photosSignalements.init();
 
+  // State shared by several instances (docs/operations.md « Plusieurs instances »): live events through Redis when
+  // REDIS_URL is set, else PostgreSQL's NOTIFY, else (SQLite, one instance) this process's memory.
+  const redis = config.redis ? new ConnexionRedis(config.redis.url, config.redis.prefixe, app.log) : undefined;
+  if (redis) await redis.ouvrir();
   let bus: EventBus;
-  if (kind === 'postgres') {
+  if (redis) {
+    const redisBus = new RedisBus(redis, app.log);
+    await redisBus.start();
+    bus = redisBus;
+  } else if (kind === 'postgres') {
     const pgBus = new PostgresBus(config.databaseUrl!, app.log);
     await pgBus.start();
     bus = pgBus;
@@ -255,11 +289,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     db,
     dbKind: kind,
     storage,
+    photosSignalements,
     mailer,
     territory: loadTerritory(),
     rateLimits,
     bus,
+    redis,
     now: options.now ?? (() => new Date()),
+    verifications: [...verificationsDeBase({ db, storage, photosSignalements }), ...(redis ? [redis.verification()] : [])],
+    flux: new Map(),
     auth: createAuth({
       config,
       db,
@@ -296,8 +334,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       },
     }),
   );
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(securityHeaders);
+    // The id of this request in the log (the caller's X-Request-Id when sane: securite/journal.ts idDeRequete).
+    reply.header('X-Request-Id', request.id);
     done();
   });
   surveillerDebit(app, { minRate: config.http.bodyMinRate, windowMs: config.http.bodyRateWindowMs });
@@ -313,9 +353,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       done(null, value);
     });
   });
-  await app.register(rateLimit, { global: false });
+  // Counters in Redis, else in PostgreSQL, else (SQLite) in memory; a counter that fails lets the request through (partage/limites.ts).
+  await app.register(rateLimit, { global: false, ...optionsDesLimites({ redis, db, postgres: kind === 'postgres', secret: authSecret(config), log: app.log }) });
   await app.register(multipart);
   installErrorHandlers(app);
+  // /healthz, /readyz, /metrics and the graceful close (exploitation/), before the features register their live streams.
+  installerExploitation(app);
 
   await app.register(
     async (api) => {

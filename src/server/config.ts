@@ -2,6 +2,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { UPLOAD_MAX_MO_DEFAUT } from '../domain/documents.js';
 import { z } from '../domain/zod.js';
+import type { ConnexionS3 } from './storage/s3.js';
 
 const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -98,11 +99,58 @@ export const envSchema = z.object({
     emptyToUndefined,
     url(['postgres:', 'postgresql:'], 'doit être une URL postgres://utilisateur@hôte:port/base').optional(),
   ),
+  // State shared by several instances (src/server/partage): rate-limit counters and live events. Its password is
+  // never echoed (masquerMotDePasse) nor logged.
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .refine(urlRedisValable, { error: 'doit être une URL redis://[utilisateur:motdepasse@]hôte[:port][/base] ou rediss://… (TLS)' })
+      .optional(),
+  ),
+  REDIS_PREFIX: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/u, { error: 'doit faire 1 à 64 lettres, chiffres ou signes _ . : - (par exemple : qv:)' })
+      .default('qv:'),
+  ),
   PUBLIC_URL: z.preprocess(
     emptyToUndefined,
     url(['http:', 'https:'], 'doit être une URL http(s)://… (adresse publique du site)')
       .transform((v) => v.replace(/\/+$/u, ''))
       .optional(),
+  ),
+  // Documents and report photos (storage/choix.ts): under DATA_DIR by default, or in an S3-compatible bucket,
+  // each kind under its own prefix (uploads/, photos-signalements/). The secret is never echoed in an error.
+  STORAGE: z.preprocess(emptyToUndefined, z.enum(['disk', 's3'], { error: 'doit valoir disk (dossier DATA_DIR) ou s3 (stockage compatible S3)' }).default('disk')),
+  S3_ENDPOINT: z.preprocess(emptyToUndefined, url(['http:', 'https:'], 'doit être une URL http(s)://… (adresse du service S3, par exemple https://s3.fr-par.scw.cloud)').optional()),
+  S3_BUCKET: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/iu, { error: 'doit être un nom de bucket : 3 à 63 lettres, chiffres, points ou tirets' })
+      .optional(),
+  ),
+  S3_REGION: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9_-]{1,64}$/iu, { error: 'doit être un nom de région : lettres, chiffres et tirets (par exemple : eu-west-3, fr-par)' })
+      .default('us-east-1'),
+  ),
+  S3_ACCESS_KEY_ID: z.preprocess(emptyToUndefined, z.string().trim().optional()),
+  S3_SECRET_ACCESS_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
+  S3_FORCE_PATH_STYLE: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false'], { error: 'doit valoir true (adresses https://hôte/bucket/…, pour MinIO et la plupart des services auto-hébergés) ou false' })
+      .default('false')
+      .transform((v) => v === 'true'),
   ),
   SMTP_URL: z.preprocess(
     emptyToUndefined,
@@ -291,6 +339,38 @@ export const envSchema = z.object({
       })
       .default('info'),
   ),
+  // GET /metrics (src/server/exploitation/metriques.ts): Prometheus reads it with `Authorization: Bearer <token>`;
+  // without a token the route answers 404 and nothing is measured.
+  METRICS_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .min(16, { error: 'doit contenir au moins 16 caractères (par exemple : openssl rand -hex 32)' })
+      .regex(/^[\x21-\x7e]+$/u, { error: "doit s’écrire sans espace ni accent (par exemple : openssl rand -hex 32)" })
+      .optional(),
+  ),
+  // After SIGTERM: in-flight requests finish, then the process exits; past this delay it exits anyway (exploitation/arret.ts).
+  SHUTDOWN_TIMEOUT_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
+      .int({ error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
+      .min(1000, { error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
+      .max(600_000, { error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
+      .default(25_000),
+  ),
+  // After SIGTERM and before closing: /readyz answers 503 while everything is still served, so that a load balancer
+  // polling it stops sending traffic first (0: close at once, the right choice without a load balancer).
+  SHUTDOWN_DRAIN_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
+      .int({ error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
+      .min(0, { error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
+      .max(120_000, { error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
+      .default(0),
+  ),
 });
 
 export interface Config {
@@ -298,9 +378,13 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** REDIS_URL and REDIS_PREFIX (src/server/partage): the URL is not enumerable, so that no log or copy of the config shows its password. */
+  redis: { url: string; prefixe: string } | undefined;
   publicUrl: string;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Where documents and report photos are kept (storage/choix.ts): under DATA_DIR, or in an S3-compatible bucket. */
+  stockage: { type: 'disque' } | { type: 's3'; bucket: string; connexion: ConnexionS3 };
   uploadMaxBytes: number;
   /** Per housing request: at most this many documents and this many bytes in all. */
   uploadQuota: { fichiers: number; octets: number };
@@ -317,6 +401,12 @@ export interface Config {
   /** Scales every rate limit (e.g. 10 for a town-hall kiosk where many people share one address). */
   rateLimitMultiplier: number;
   logLevel: string;
+  /** The bearer token of GET /metrics; undefined: no metrics (the route answers 404). */
+  metricsToken: string | undefined;
+  /** The longest a graceful shutdown may take before the process exits anyway (main.ts). */
+  shutdownTimeoutMs: number;
+  /** How long /readyz answers 503 after SIGTERM, all else served, before the app closes (part of shutdownTimeoutMs). */
+  shutdownDrainMs: number;
   /** Who publishes the site and answers for the data (the « Mentions légales » and « Données personnelles » pages). */
   legal: { editeur: string; adresse: string; contact: string; directeurPublication: string; hebergeur: string; dpo: string };
   /** The police municipale's contact on the « Sécurité » page: only the parts configured; undefined when none is. */
@@ -333,10 +423,41 @@ export interface Config {
   cycleDeVie: { validiteMois: number; radiationMois: number; reactivationMois: number; conservationMois: number; rappelsJours: number[]; heure: number };
 }
 
+/** STORAGE=s3: the bucket and its connection; the secret key kept out of the enumerable properties (never logged). */
+function stockageS3(e: z.infer<typeof envSchema>): Config['stockage'] {
+  if (!e.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'doit être défini quand STORAGE=s3 (le nom du bucket où ranger les documents)');
+  if (!e.S3_ACCESS_KEY_ID) throw new ConfigError('S3_ACCESS_KEY_ID', 'doit être défini quand STORAGE=s3, avec S3_SECRET_ACCESS_KEY');
+  if (!e.S3_SECRET_ACCESS_KEY) throw new ConfigError('S3_SECRET_ACCESS_KEY', 'doit être défini quand STORAGE=s3, avec S3_ACCESS_KEY_ID');
+  const credentials = { accessKeyId: e.S3_ACCESS_KEY_ID } as ConnexionS3['credentials'];
+  Object.defineProperty(credentials, 'secretAccessKey', { value: e.S3_SECRET_ACCESS_KEY, enumerable: false });
+  return { type: 's3', bucket: e.S3_BUCKET, connexion: { endpoint: e.S3_ENDPOINT, region: e.S3_REGION, credentials, forcePathStyle: e.S3_FORCE_PATH_STYLE } };
+}
+
 /** The parts of the police municipale's contact that are set, or undefined when none is. */
 function policeMunicipale(parts: { telephone: string | undefined; adresse: string | undefined; horaires: string | undefined }): Config['policeMunicipale'] {
   const set = Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined));
   return Object.keys(set).length > 0 ? set : undefined;
+}
+
+/** A redis:// or rediss:// URL with a host, and at most a database number for path. */
+function urlRedisValable(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '' && /^(\/\d{0,2})?$/u.test(u.pathname) && u.search === '' && u.hash === '';
+  } catch {
+    return false;
+  }
+}
+
+function configRedis(url: string, prefixe: string): NonNullable<Config['redis']> {
+  const redis = { prefixe } as NonNullable<Config['redis']>;
+  Object.defineProperty(redis, 'url', { value: url, enumerable: false });
+  return redis;
+}
+
+/** A value as an error may echo it: the password of a URL (`//user:password@`) replaced by `***`. */
+export function masquerMotDePasse(value: string | undefined): string | undefined {
+  return value?.replace(/(\/\/[^/@:\s]*):[^@\s]*@/gu, '$1:***@');
 }
 
 export class ConfigError extends Error {
@@ -351,7 +472,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0]);
-    const received = env[variable];
+    const received = masquerMotDePasse(env[variable]);
     throw new ConfigError(variable, `${issue.message}${received === undefined ? '' : ` (valeur reçue : « ${received} »)`}`);
   }
   const e = parsed.data;
@@ -371,14 +492,19 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
   if (e.HTTP_HEADERS_TIMEOUT_S > e.HTTP_REQUEST_TIMEOUT_S) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_S', `doit être inférieur ou égal à HTTP_REQUEST_TIMEOUT_S (${e.HTTP_REQUEST_TIMEOUT_S})`);
   }
+  if (e.SHUTDOWN_DRAIN_MS >= e.SHUTDOWN_TIMEOUT_MS) {
+    throw new ConfigError('SHUTDOWN_DRAIN_MS', `doit être inférieur à SHUTDOWN_TIMEOUT_MS (${e.SHUTDOWN_TIMEOUT_MS})`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    redis: e.REDIS_URL ? configRedis(e.REDIS_URL, e.REDIS_PREFIX) : undefined,
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    stockage: e.STORAGE === 's3' ? stockageS3(e) : { type: 'disque' },
     uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
     uploadQuota: { fichiers: e.UPLOAD_QUOTA_FICHIERS, octets: Math.round(e.UPLOAD_QUOTA_MB * 1024 * 1024) },
     sseMax: { total: e.SSE_MAX_CONNEXIONS, parIp: e.SSE_MAX_PAR_IP },
@@ -395,6 +521,9 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
     },
     rateLimitMultiplier: e.RATE_LIMIT_MULTIPLIER,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     legal: {
       editeur: e.LEGAL_EDITEUR,
       adresse: e.LEGAL_ADRESSE,

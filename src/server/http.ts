@@ -1,3 +1,7 @@
+import { createRequire } from 'node:module';
+import type archiverType from 'archiver';
+import contentDisposition from 'content-disposition';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from '../domain/zod.js';
 
 /**
@@ -13,4 +17,36 @@ export function reponses<S extends number, T extends z.ZodType>(status: S, ok: T
 /** The answer of a route whose success is not JSON (a file, a stream, sent as is). */
 export function fichier() {
   return { 200: z.unknown().describe('un fichier ou un flux') };
+}
+
+/**
+ * Headers of every user file (a document, the zip): the browser renders it in a sandbox with no script,
+ * no plugin of the page's and no subresource, never guesses another type, never keeps a copy, and no
+ * page may frame it. Chromium still previews a PDF or an image opened directly under this policy
+ * (docs/decisions/0012).
+ */
+export const USER_FILE_HEADERS = {
+  'Content-Security-Policy': "sandbox; default-src 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'private, no-store',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+} as const;
+
+/**
+ * A zip streamed as it is written (no compression: PDF and JPEG already are), with the headers of every
+ * user file (never cached, never rendered as a page of the site).
+ */
+export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName: string): archiverType.Archiver {
+  // archiver loads with the first zip asked for.
+  const archiver = createRequire(import.meta.url)('archiver') as typeof archiverType;
+  const archive = archiver('zip', { store: true });
+  archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
+  // A file that cannot be read (gone from the disk or the bucket): the download stops with an error rather than
+  // waiting for ever, and the error is the log's, never the process's.
+  archive.on('error', (error) => {
+    request.log.error({ err: error }, 'zip interrompu : un fichier n’a pas pu être lu');
+    reply.raw.destroy();
+  });
+  reply.headers(USER_FILE_HEADERS).header('Content-Type', 'application/zip').header('Content-Disposition', contentDisposition(fileName));
+  return archive;
 }

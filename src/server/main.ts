@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { arretSurSignal } from './exploitation/index.js';
 import { PROJECT_ROOT } from './territory.js';
 
 async function main(): Promise<void> {
@@ -15,12 +16,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const app = await buildApp(config);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.log.info({ signal }, 'arrêt en cours');
-      void app.close().then(() => process.exit(0));
-    });
-  }
+  // Graceful: /readyz at 503 for SHUTDOWN_DRAIN_MS, then in-flight requests finish and the process exits 0; past
+  // SHUTDOWN_TIMEOUT_MS or on a second signal, exit 1 (exploitation/arret.ts).
+  const arreter = arretSurSignal(app, { delaiMs: config.shutdownTimeoutMs, drainMs: config.shutdownDrainMs });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, arreter);
   await app.listen({ port: config.port, host: config.host });
   if (typeof config.trustProxy === 'number' && !['127.0.0.1', '::1', 'localhost'].includes(config.host)) {
     // A hop count trusts whatever the last hop says: right behind a proxy, never reachable directly.

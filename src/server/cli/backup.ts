@@ -169,6 +169,13 @@ export interface BackupResult {
 
 /** Writes the archive to `target` (a temp file beside it, flushed, then renamed into place). */
 export async function backup(config: Config, target: string): Promise<BackupResult> {
+  // The files are read from DATA_DIR's folders: with S3 the archive would hold the database without them.
+  if (config.stockage.type === 's3') {
+    throw new CliError(
+      1,
+      `STORAGE=s3 : cette commande ne sait copier que les documents rangés sur le disque (DATA_DIR), pas ceux du bucket « ${config.stockage.bucket} ». Aucune archive n’a été écrite : une sauvegarde sans ses documents serait trompeuse. Sauvegardez la base et le bucket chacun avec ses outils (docs/operations.md « Stockage S3 »).`,
+    );
+  }
   const started = performance.now();
   const kind: DbKind = config.databaseUrl ? 'postgres' : 'sqlite';
   const destination = path.resolve(target);

@@ -322,6 +322,13 @@ export interface RestoreResult {
 }
 
 export async function restore(config: Config, archive: string, { force = false } = {}): Promise<RestoreResult> {
+  // The files go back to DATA_DIR's folders, where a server in S3 would never read them.
+  if (config.stockage.type === 's3') {
+    throw new CliError(
+      REFUS,
+      `STORAGE=s3 : cette commande ne sait remettre les documents que sur le disque (DATA_DIR), pas dans le bucket « ${config.stockage.bucket} ». ${RIEN} Restaurez la base et le bucket chacun avec ses outils (docs/operations.md « Stockage S3 »).`,
+    );
+  }
   const started = performance.now();
   const kind: DbKind = config.databaseUrl ? 'postgres' : 'sqlite';
   const stat = await fsp.stat(archive).catch(() => null);

@@ -134,6 +134,9 @@ export const TABLES: Record<string, Table> = {
   open311_cles: { contenu: 'donnees' },
   // The server's own.
   taches: { contenu: 'technique' },
+  // Shared by the instances (0023): rate-limit counters on PostgreSQL without Redis, bulk actions' progress.
+  limites_frequence: { contenu: 'technique' },
+  lots: { contenu: 'technique' },
   kysely_migration: { contenu: 'technique' },
   kysely_migration_lock: { contenu: 'technique' },
 };

@@ -27,6 +27,7 @@ import * as m0019 from './migrations/0019_signalements.js';
 import * as m0020 from './migrations/0020_signalements_gestion.js';
 import * as m0021 from './migrations/0021_open311.js';
 import * as m0022 from './migrations/0022_open311_origine.js';
+import * as m0023 from './migrations/0023_partage_instances.js';
 import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
@@ -112,6 +113,7 @@ const migrations: Record<string, Migration> = {
   '0020_signalements_gestion': m0020,
   '0021_open311': m0021,
   '0022_open311_origine': m0022,
+  '0023_partage_instances': m0023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -185,13 +187,36 @@ export async function migrate(db: Db): Promise<void> {
  */
 export async function optimiseSearch(db: Db, kind: DbKind): Promise<string | null> {
   if (kind !== 'postgres') return null;
-  try {
-    await sql`create extension if not exists pg_trgm`.execute(db);
-    await sql`create index if not exists housing_requests_search_trgm_idx on housing_requests using gin (search_text gin_trgm_ops)`.execute(db);
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+  return sousVerrouDeDemarrage(db, kind, async (conn) => {
+    try {
+      await sql`create extension if not exists pg_trgm`.execute(conn);
+      await sql`create index if not exists housing_requests_search_trgm_idx on housing_requests using gin (search_text gin_trgm_ops)`.execute(conn);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  });
+}
+
+/** The advisory lock of start-up DDL (Kysely's Migrator holds its own, 3853314791062309107, around the migrations). */
+const VERROU_DE_DEMARRAGE = '7305108473491702611';
+
+/**
+ * PostgreSQL: runs `work` on one connection holding a session advisory lock, so that instances starting together
+ * run it one after the other. For the DDL a start runs outside the migrations (trigram index, extension):
+ * `create … if not exists` from two sessions at once fails in one of them on the catalogue's unique index
+ * (test/migrations-concurrentes.test.ts). SQLite: `work` runs as is.
+ */
+export async function sousVerrouDeDemarrage<T>(db: Db, kind: DbKind, work: (db: Db) => Promise<T>): Promise<T> {
+  if (kind !== 'postgres') return work(db);
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${sql.raw(VERROU_DE_DEMARRAGE)})`.execute(conn);
+    try {
+      return await work(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.raw(VERROU_DE_DEMARRAGE)})`.execute(conn);
+    }
+  });
 }
 
 /** True when the error is a UNIQUE constraint violation (SQLite or PostgreSQL). */

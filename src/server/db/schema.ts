@@ -451,3 +451,30 @@ export interface Database {
 }
 export type SignalementNoteRow = Selectable<SignalementNoteTable>;
 export type SignalementModerationRow = Selectable<SignalementModerationTable>;
+
+/** A rate-limit counter on PostgreSQL without Redis (migration 0023, src/server/partage/limites.ts). */
+export interface LimiteFrequenceTable {
+  cle: string;
+  compte: number;
+  /** The window's end, in ms since the epoch (PostgreSQL's bigint comes back as a string). */
+  finMs: number | string;
+}
+
+/** A bulk action's progress (migration 0023, features/lots): `fini` and `interrompu` are 0 or 1. */
+export interface LotTable {
+  id: string;
+  proprietaire: string;
+  total: number;
+  faits: number;
+  inchanges: number;
+  echecs: number;
+  fini: number;
+  interrompu: number;
+  bailJusqua: string;
+  creeLe: string;
+}
+
+export interface Database {
+  limitesFrequence: LimiteFrequenceTable;
+  lots: LotTable;
+}

@@ -28,10 +28,20 @@ export interface SujetDeFlux {
 export function fluxEnDirect() {
   const streams = new Set<() => void>();
   const parIp = new Map<string, number>();
+  /** Set by `fermer` (the app closes): a stream asked for from then on ends at once. */
+  let ferme = false;
 
   function ouvrir(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, sujet: SujetDeFlux): void {
     const { config } = app.deps;
     const ip = request.ip;
+    if (ferme) {
+      // An empty stream with its retry delay: the browser's EventSource comes back in 3 s (through the load
+      // balancer, to an instance still running); a 503 would make it give up for good.
+      reply.hijack();
+      reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'private, no-store, no-transform', connection: 'close' });
+      reply.raw.end('retry: 3000\n\n');
+      return;
+    }
     if (streams.size >= config.sseMax.total) throw tropDeFlux(reply, sujet.complet);
     const depuisIp = parIp.get(ip) ?? 0;
     if (depuisIp >= config.sseMax.parIp) {
@@ -69,11 +79,17 @@ export function fluxEnDirect() {
     if (res.destroyed) end();
   }
 
-  /** Ends every stream (the app closes). */
+  /** Ends every stream, and every one asked for later (the app closes: exploitation/arret.ts). */
   function fermer(): void {
+    ferme = true;
     for (const end of streams) end();
   }
 
-  return { ouvrir, fermer };
+  /** Streams open now (the `qv_sse_clients` metric). */
+  function ouverts(): number {
+    return streams.size;
+  }
+
+  return { ouvrir, fermer, ouverts };
 }
 export type FluxEnDirect = ReturnType<typeof fluxEnDirect>;

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
+import type { Redis } from 'ioredis';
 import type { EvenementDirect } from '../../domain/demande.js';
 import type { EvenementSignalement } from '../../domain/signalements.js';
 
@@ -103,5 +104,62 @@ export class PostgresBus extends LocalBus {
     await super.close();
     await this.client?.end().catch(() => undefined);
     await this.pool.end();
+  }
+}
+
+/**
+ * Redis (REDIS_URL, src/server/partage/redis.ts): PUBLISH reaches every instance subscribed to the channel, this one
+ * included, on PostgreSQL or SQLite alike; the channels carry REDIS_PREFIX. The subscriptions' connection is its own
+ * (ioredis makes the subscriptions again after a reconnection). A publication Redis refuses (Redis away) still
+ * reaches this instance's own streams, then fails for the caller to log.
+ */
+export class RedisBus extends LocalBus {
+  private readonly canaux: { statut: string; signalement: string };
+  private readonly recevoir = (canal: string, message: string) => {
+    try {
+      if (canal === this.canaux.statut) this.emitter.emit('statut', JSON.parse(message) as EvenementDirect);
+      else if (canal === this.canaux.signalement) this.emitter.emit('signalement', JSON.parse(message) as EvenementSignalement);
+    } catch (error) {
+      this.log.warn({ err: error }, 'message Redis illisible');
+    }
+  };
+
+  constructor(
+    private readonly redis: { commandes: Redis; abonnements: Redis; prefixe: string },
+    private readonly log: FastifyBaseLogger,
+  ) {
+    super();
+    this.canaux = { statut: `${redis.prefixe}statut`, signalement: `${redis.prefixe}signalement` };
+  }
+
+  /** Subscribes; waits for it only while Redis answers (else it is made when Redis comes back). */
+  async start(): Promise<void> {
+    this.redis.abonnements.on('message', this.recevoir);
+    const abonnement = this.redis.abonnements.subscribe(this.canaux.statut, this.canaux.signalement);
+    if (this.redis.abonnements.status === 'ready') await abonnement;
+    else abonnement.catch((error: unknown) => this.log.warn({ err: error }, 'abonnement Redis aux événements en direct impossible'));
+  }
+
+  override async publish(event: EvenementDirect): Promise<void> {
+    await this.publier(this.canaux.statut, 'statut', event);
+  }
+
+  override async publishSignalement(event: EvenementSignalement): Promise<void> {
+    await this.publier(this.canaux.signalement, 'signalement', event);
+  }
+
+  private async publier(canal: string, nom: 'statut' | 'signalement', event: EvenementDirect | EvenementSignalement): Promise<void> {
+    try {
+      await this.redis.commandes.publish(canal, JSON.stringify(event));
+    } catch (error) {
+      this.emitter.emit(nom, event);
+      throw error;
+    }
+  }
+
+  /** Stops listening; the connections themselves are closed by their owner (ConnexionRedis.fermer). */
+  override async close(): Promise<void> {
+    this.redis.abonnements.off('message', this.recevoir);
+    await super.close();
   }
 }

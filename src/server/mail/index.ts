@@ -311,7 +311,8 @@ class OutboxMailer implements Mailer {
     } catch (error) {
       const attempts = row.attempts + 1;
       const retryAt = new Date(Date.now() + retryDelayMs(attempts)).toISOString();
-      this.log.error({ err: error, to: row.recipient, subject: row.subject, attempts, retryAt }, "L’envoi d’un e-mail a échoué");
+      // The row's id, not its recipient or subject: the log holds no personal data (docs/security.md « Logs »).
+      this.log.error({ err: error, mail: row.id, attempts, retryAt }, "L’envoi d’un e-mail a échoué");
       const message = error instanceof Error ? error.message : String(error);
       await this.db
         .updateTable('mailOutbox')

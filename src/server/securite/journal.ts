@@ -12,6 +12,8 @@
  *    free-text messages (`masquerTexte`: the same, plus any bare token-like word), so better-auth's
  *    messages, error messages and whatever a future log line holds are covered too.
  */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js';
 
@@ -74,6 +76,12 @@ const REGLES: Regle[] = [
     replace: (_match, scheme) => `${scheme}${MASQUE}@`,
   },
   {
+    // An e-mail address (a mail server's refusal naming its recipient, a path someone typed): personal data.
+    guard: /@|%40/iu,
+    re: /[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/giu,
+    replace: () => MASQUE,
+  },
+  {
     // "secret": "value", secret=value, secret: value (JSON, cookie strings, messages).
     guard: /passw|passe|secret|key|token|cle|authorization|cookie/iu,
     re: /((?<![A-Za-z0-9])(?:new|current)?(?:password|passwd|mot_?de_?passe|secret|access_?key|x-access-key|session_token|(?:id_|access_|refresh_)?token|cle|authorization|cookie)["']?\s*[:=]\s*)(?:"((?:[^"\\]|\\.)*)"|'?((?!\[|Bearer\s|Basic\s)[^\s"',;&}\]]+))/giu,
@@ -134,6 +142,40 @@ export function masquerUrl(url: string): string {
 }
 
 /**
+ * Fields of a database error that quote the data itself: PostgreSQL's `detail` (« Failing row contains (…every
+ * column…) », « Key (email)=(…) already exists »), `where`, `internalQuery`. Table, column and constraint names stay.
+ */
+const CHAMPS_DE_DONNEES = ['detail', 'where', 'internalQuery'];
+
+/** Whether an error (or one of its causes, a few levels down) carries such a field. */
+function enDonnees(error: unknown, profondeur = 0): boolean {
+  if (error === null || typeof error !== 'object' || profondeur > 4) return false;
+  return CHAMPS_DE_DONNEES.some((champ) => Object.hasOwn(error, champ)) || enDonnees((error as { cause?: unknown }).cause, profondeur + 1);
+}
+
+/** A copy of the error (same prototype, message, stack, code…) without the fields that quote data, causes included. */
+function sansDonnees<T extends object>(error: T, profondeur = 0): T {
+  const copie = Object.create(Object.getPrototypeOf(error) as object | null, Object.getOwnPropertyDescriptors(error)) as Record<string, unknown>;
+  for (const champ of CHAMPS_DE_DONNEES) delete copie[champ];
+  const cause = copie.cause;
+  if (cause !== null && typeof cause === 'object' && profondeur < 4 && enDonnees(cause)) copie.cause = sansDonnees(cause, profondeur + 1);
+  return copie as T;
+}
+
+/** Request ids taken from the caller: letters, digits and `. _ : -`, 8 to 128 of them (a UUID, a proxy's hex id). */
+const ID_SAIN = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/u;
+
+/**
+ * Fastify's `genReqId`: the request's `X-Request-Id` when it is a sane token (a proxy's or a client's, to follow one
+ * request across systems), else a random UUID. Anything else in the header (an e-mail, spaces, a 2 KB string) is
+ * never logged: it is replaced. The id is echoed in the answer's `X-Request-Id` (app.ts) and is each line's `reqId`.
+ */
+export function idDeRequete(req: IncomingMessage): string {
+  const recu = req.headers['x-request-id'];
+  return typeof recu === 'string' && ID_SAIN.test(recu) ? recu : randomUUID();
+}
+
+/**
  * The pino options of the app's logger: levels and destination come from the caller, the redaction
  * from here (buildApp always adds them, tests included).
  */
@@ -154,6 +196,9 @@ export function optionsJournal(): Record<string, unknown> {
         for (let i = 0; i < args.length; i++) {
           const arg = args[i];
           if (typeof arg === 'string') args[i] = masquerTexte(arg);
+          else if (arg !== null && typeof arg === 'object' && 'err' in arg && enDonnees((arg as { err: unknown }).err)) {
+            args[i] = { ...arg, err: sansDonnees((arg as { err: object }).err) };
+          }
         }
         method.apply(this, args);
       },
@@ -186,7 +231,10 @@ export class JournalRequetes extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const ms = reply.elapsedTime;
-    const niveau = niveauRequete(error, reply.statusCode, ms);
+    let niveau = niveauRequete(error, reply.statusCode, ms);
+    // A probe's 503 (/readyz while a check fails, or while the app closes) at `info`: polled every few seconds, its
+    // cause is logged once elsewhere (exploitation/sondes.ts, exploitation/arret.ts).
+    if (niveau === 'error' && !error && request.routeOptions.config.sonde) niveau = 'info';
     const log = reply.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
     if (log.isLevelEnabled && !log.isLevelEnabled(niveau)) return;
     log[niveau]({ req: request, res: reply, responseTime: ms, ...(error ? { err: error } : {}) }, error ? 'request errored' : 'request completed');

@@ -20,6 +20,8 @@ export const AVATARS_PREFIX = 'avatars';
 /** Where documents live. Keys are relative, slash-separated, made by the app (never by a client). */
 export interface Storage {
   init(): Promise<void>;
+  /** Resolves when the storage can be written now (for a readiness check); rejects with the reason otherwise. */
+  verifier(): Promise<void>;
   createTemp(): TempFile;
   read(key: string): Readable;
   remove(key: string): Promise<void>;
@@ -74,6 +76,11 @@ export class LocalStorage implements Storage {
     await fsp.mkdir(this.tmpDir, { recursive: true });
   }
 
+  async verifier(): Promise<void> {
+    await fsp.access(this.root, fs.constants.W_OK);
+    await fsp.access(this.tmpDir, fs.constants.W_OK);
+  }
+
   temps(): Promise<{ name: string; modifiedAt: Date }[]> {
     return filesOf(this.tmpDir, () => true);
   }
@@ -110,6 +117,8 @@ export class LocalStorage implements Storage {
         let renamed = false;
         try {
           await whenClosed();
+          // A write that failed or was cut short (the stream destroyed before its end) is never committed.
+          if (!stream.writableFinished) throw new Error('Fichier temporaire incomplet : son écriture n’est pas allée au bout');
           const dir = path.dirname(target);
           const firstCreated = await fsp.mkdir(dir, { recursive: true });
           await fsp.rename(tmpPath, target);

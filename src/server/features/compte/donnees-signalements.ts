@@ -1,10 +1,11 @@
-import path from 'node:path';
 import type archiverType from 'archiver';
 import { ajouterMois } from '../../../domain/cycleDeVie.js';
 import { normaliseEmail } from '../../../domain/normalise.js';
 import type { Db, DbKind } from '../../db/index.js';
 import type { UserRow } from '../../db/schema.js';
-import { LocalStorage } from '../../storage/index.js';
+import type { Espace } from '../../storage/choix.js';
+import type { Storage } from '../../storage/index.js';
+import { ajouterFichier } from '../../storage/zip.js';
 
 /**
  * The personal data that technical reports hold about a person (docs/produit.md « Données personnelles » and
@@ -20,12 +21,12 @@ import { LocalStorage } from '../../storage/index.js';
  */
 
 /**
- * The folder of DATA_DIR where features/signalements/index.ts stores the reports' photos (outside
- * `uploads`, which the housing requests' sweep empties of anything that is not a document). The backup
- * (src/server/cli/tables.ts) and the account's export read it; test/sauvegarde.test.ts checks that the photos
- * the app stores are found there.
+ * The folder of DATA_DIR (STORAGE=disk) where the reports' photos are stored (storage/choix.ts: outside
+ * `uploads`, which the housing requests' sweep empties of anything that is not a document; with STORAGE=s3, the
+ * bucket's prefix of that name). The backup (src/server/cli/tables.ts) reads it; test/sauvegarde.test.ts checks
+ * that the photos the app stores are found there.
  */
-export const DOSSIER_PHOTOS_SIGNALEMENTS = 'photos-signalements';
+export const DOSSIER_PHOTOS_SIGNALEMENTS = 'photos-signalements' satisfies Espace;
 
 /**
  * Retention. A closed report (`ouvert` = 0) whose last public update is older than this becomes anonymous: its
@@ -157,11 +158,10 @@ export async function donneesSignalements(db: Db, user: Pick<UserRow, 'id' | 'em
 }
 
 /** Appends each report's signalement.json and photos to the export's zip. */
-export function ajouterSignalements(archive: archiverType.Archiver, dataDir: string, donnees: DonneesSignalements): void {
-  const photos = new LocalStorage(path.join(dataDir, DOSSIER_PHOTOS_SIGNALEMENTS));
+export function ajouterSignalements(archive: archiverType.Archiver, photos: Storage, donnees: DonneesSignalements): void {
   for (const s of donnees.signalements) {
     archive.append(JSON.stringify(s.json, null, 2), { name: `${s.dossier}signalement.json` });
-    for (const p of s.photos) archive.append(photos.read(p.storageKey), { name: `${s.dossier}${p.fichier}`, date: new Date(p.le) });
+    for (const p of s.photos) ajouterFichier(archive, photos, p.storageKey, { name: `${s.dossier}${p.fichier}`, date: new Date(p.le) });
   }
 }
 

@@ -1,35 +1,19 @@
-import { createRequire } from 'node:module';
 import type archiverType from 'archiver';
-import contentDisposition from 'content-disposition';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { compteDe } from '../../auth/guards.js';
 import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { fichier } from '../../http.js';
+import { fichier, zipStream } from '../../http.js';
 import type { Storage } from '../../storage/index.js';
+import { ajouterFichier } from '../../storage/zip.js';
 import { ajouterSignalements, donneesSignalements } from '../compte/donnees-signalements.js';
 import { CompteRepository } from '../compte/repository.js';
 import { toPersonnel, toPublic } from '../compte/vues.js';
-import { USER_FILE_HEADERS } from './routes.js';
 import type { DemandesRepository } from './repository.js';
 import { nomsDansLeZip } from './upload.js';
 import { toComplete } from './vues.js';
-
-/**
- * A zip streamed as it is written (no compression: PDF and JPEG already are), with the headers of every
- * user file (never cached, never rendered as a page of the site).
- */
-export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName: string): archiverType.Archiver {
-  // archiver loads with the first zip asked for.
-  const archiver = createRequire(import.meta.url)('archiver') as typeof archiverType;
-  const archive = archiver('zip', { store: true });
-  archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
-  archive.on('error', (error) => request.log.error({ err: error }, 'zip'));
-  reply.headers(USER_FILE_HEADERS).header('Content-Type', 'application/zip').header('Content-Disposition', contentDisposition(fileName));
-  return archive;
-}
 
 /**
  * One request's data in the zip, under `demande-<numéro>/`: demande.json (every field, the documents'
@@ -61,7 +45,7 @@ export async function ajouterDemande(archive: archiverType.Archiver, deps: { rep
     historique: await repository.historique(row.id, false, true),
   };
   archive.append(JSON.stringify(json, null, 2), { name: `${dossier}demande.json` });
-  for (const doc of docs) archive.append(storage.read(doc.storageKey), { name: `${dossier}documents/${noms.get(doc.id)!}`, date: new Date(doc.uploadedAt) });
+  for (const doc of docs) ajouterFichier(archive, storage, doc.storageKey, { name: `${dossier}documents/${noms.get(doc.id)!}`, date: new Date(doc.uploadedAt) });
 }
 
 /**
@@ -74,7 +58,7 @@ export function routesDonneesCompte(deps: { repository: DemandesRepository }) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
-    const { db, storage, config } = app.deps;
+    const { db, storage, photosSignalements } = app.deps;
     const comptes = new CompteRepository(db);
 
     app.get('/compte/export.zip', { schema: { response: fichier() } }, async (request, reply) => {
@@ -98,7 +82,7 @@ export function routesDonneesCompte(deps: { repository: DemandesRepository }) {
       };
       archive.append(JSON.stringify(compte, null, 2), { name: 'compte.json' });
       for (const row of demandes) await ajouterDemande(archive, { repository, storage }, row);
-      ajouterSignalements(archive, config.dataDir, signalements);
+      ajouterSignalements(archive, photosSignalements, signalements);
       void archive.finalize();
       return reply.send(archive);
     });

@@ -22,6 +22,8 @@ export function evenementsRoutes({ repository }: { repository: DemandesRepositor
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { bus } = app.deps;
     const flux = fluxEnDirect();
+    // Counted in /metrics, ended first when the app closes (exploitation/).
+    app.deps.flux.set('logement', flux);
     app.addHook('onClose', async () => flux.fermer());
     const gestionnaire = garde('gestionnaire');
 

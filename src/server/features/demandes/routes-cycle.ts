@@ -11,7 +11,7 @@ import { demandeEnAccesComplet } from './access.js';
 import { attestationHorsBoucle, nomAttestation } from './attestation.js';
 import { reactiver, renouveler, vueCycleDeVie } from './cycleDeVie.js';
 import type { DemandesRepository } from './repository.js';
-import { USER_FILE_HEADERS } from './routes.js';
+import { USER_FILE_HEADERS } from '../../http.js';
 
 /**
  * The request's validity, « Renouveler », « Réactiver » and the attestation d'enregistrement: for those who

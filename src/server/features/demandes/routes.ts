@@ -15,7 +15,8 @@ import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
-import { fichier, reponses } from '../../http.js';
+import { ajouterFichier } from '../../storage/zip.js';
+import { fichier, reponses, USER_FILE_HEADERS, zipStream } from '../../http.js';
 import type { InstructionRepository } from '../instruction/repository.js';
 import { demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
@@ -24,19 +25,6 @@ import { nomsDansLeZip, receiveDocuments } from './upload.js';
 import { groupDocuments, toComplete, toStatutVue } from './vues.js';
 
 const documentParams = numeroUniqueParamsSchema.extend({ id: z.uuid({ error: "Ce document n’existe pas pour cette demande." }) });
-/**
- * Headers of every user file (a document, the zip): the browser renders it in a sandbox with no script,
- * no plugin of the page's and no subresource, never guesses another type, never keeps a copy, and no
- * page may frame it. Chromium still previews a PDF or an image opened directly under this policy
- * (docs/decisions/0012).
- */
-export const USER_FILE_HEADERS = {
-  'Content-Security-Policy': "sandbox; default-src 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Cache-Control': 'private, no-store',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-} as const;
-
 const documentQuery = z.object({ download: z.enum(['0', '1'], { error: 'download vaut 0 ou 1.' }).optional() });
 
 /** Routes anyone may call; what each shows depends on who asks (docs/produit.md « Confidentialité »). */
@@ -100,21 +88,11 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       const docs = await repository.listDocuments(row.id);
       if (docs.length === 0) throw new ApiError(404, 'NO_DOCUMENT', "Cette demande n’a encore aucun document.");
       await journaliserConsultation(request, row.id, 'documents-zip');
-      // archiver loads with the first zip asked for.
-      const { default: archiver } = await import('archiver');
-      const archive = archiver('zip', { store: true });
-      archive.on('warning', (error) => request.log.warn({ err: error }, 'zip'));
-      archive.on('error', (error) => request.log.error({ err: error }, 'zip'));
+      const archive = zipStream(request, reply, `demande-${row.numeroUnique}-documents.zip`);
       const noms = nomsDansLeZip(docs);
-      for (const doc of docs) {
-        archive.append(storage.read(doc.storageKey), { name: noms.get(doc.id)!, date: new Date(doc.uploadedAt) });
-      }
+      for (const doc of docs) ajouterFichier(archive, storage, doc.storageKey, { name: noms.get(doc.id)!, date: new Date(doc.uploadedAt) });
       void archive.finalize();
-      return reply
-        .headers(USER_FILE_HEADERS)
-        .header('Content-Type', 'application/zip')
-        .header('Content-Disposition', contentDisposition(`demande-${row.numeroUnique}-documents.zip`))
-        .send(archive);
+      return reply.send(archive);
     });
 
     app.post(

@@ -6,6 +6,7 @@ import { EtiquettesRepository } from '../etiquettes/repository.js';
 import { EtiquettesService } from '../etiquettes/service.js';
 import { InstructionRepository } from '../instruction/repository.js';
 import { InstructionService } from '../instruction/service.js';
+import { LotsRepository } from './repository.js';
 import { routesLots } from './routes.js';
 import { LotsService } from './service.js';
 
@@ -16,6 +17,7 @@ export default async function lots(app: FastifyInstance): Promise<void> {
   const etiquettes = new EtiquettesRepository(db);
   const service = new LotsService({
     repository,
+    lots: new LotsRepository(db),
     demandes: new DemandesService({ repository, mailer, bus, config, now }),
     instruction: new InstructionService({ repository: new InstructionRepository(db), now }),
     etiquettes: { service: new EtiquettesService({ repository: etiquettes, journal: new InstructionRepository(db), now }), repository: etiquettes },

@@ -19,7 +19,7 @@ export function routesLots({ service }: { service: LotsService }) {
     app.get(
       '/lots/:id',
       { schema: { params: z.object({ id: z.uuid({ error: 'Ce traitement par lot n’existe pas ou plus.' }) }), response: reponses(200, z.object({ data: etatLotSchema })) } },
-      async (request) => ({ data: service.etat(request.params.id, (await compteDe(request))!.id) }),
+      async (request) => ({ data: await service.etat(request.params.id, (await compteDe(request))!.id) }),
     );
   };
 }

@@ -9,28 +9,32 @@ import type { DemandesService } from '../demandes/service.js';
 import type { EtiquettesRepository } from '../etiquettes/repository.js';
 import type { EtiquettesService } from '../etiquettes/service.js';
 import type { InstructionService } from '../instruction/service.js';
+import { etatDuLot, type Issue, type LotsRepository } from './repository.js';
 
-/** How long a finished bulk action's progress stays readable. */
+/** A bulk action started longer ago than this, and finished, is forgotten (its progress was read long since). */
 const GARDE_MS = 60 * 60_000;
+/** The lease of a running action, moved forward at each request: past it without news, its instance is gone. */
+export const BAIL_LOT_MS = 2 * 60_000;
 
-interface Lot {
-  etat: EtatLot;
-  proprietaire: string;
-}
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Bulk actions (docs/produit.md « Travail par lot »): the requests are chosen at once (the filter read then,
  * at most LOT_MAX), then changed one by one, each change its own transaction with its history line and its
  * e-mail (outbox), as a manager would one at a time: a crash stops the action between two requests, and
- * nothing acknowledged is lost. One action at a time per manager; its progress is kept in this process.
+ * nothing acknowledged is lost. One action at a time per manager, on whichever instance it runs. Its progress is
+ * kept in the database (LotsRepository), so that the manager's polls may reach any instance; the instance that
+ * started it runs it.
  */
 export class LotsService {
-  private readonly lots = new Map<string, Lot>();
+  /** The actions this instance runs (the app's close waits for them to stop between two requests). */
+  private readonly executions = new Set<Promise<void>>();
   private ferme = false;
 
   constructor(
     private readonly deps: {
       repository: DemandesRepository;
+      lots: LotsRepository;
       demandes: DemandesService;
       instruction: InstructionService;
       etiquettes: { service: EtiquettesService; repository: EtiquettesRepository };
@@ -39,31 +43,34 @@ export class LotsService {
   ) {}
 
   async lancer(managerId: string, lot: LotDemande, log: FastifyBaseLogger): Promise<EtatLot> {
-    for (const l of this.lots.values()) {
-      if (l.proprietaire === managerId && !l.etat.fini) {
-        throw new ApiError(409, 'LOT_EN_COURS', 'Un traitement par lot est déjà en cours : attendez qu’il se termine.');
-      }
+    const debut = Date.now();
+    if (await this.deps.lots.enCours(managerId, iso(debut))) {
+      throw new ApiError(409, 'LOT_EN_COURS', 'Un traitement par lot est déjà en cours : attendez qu’il se termine.');
     }
     if (lot.action.type === 'etiquette' && !(await this.deps.etiquettes.repository.liste()).some((e) => e.id === (lot.action as { id: string }).id)) {
       throw new ApiError(404, 'NOT_FOUND', 'Cette étiquette n’existe pas.');
     }
     const numeros = lot.selection.mode === 'numeros' ? [...new Set(lot.selection.numeros)] : await this.selection(lot.selection.requete, managerId);
     const etat: EtatLot = { id: randomUUID(), total: numeros.length, faits: 0, inchanges: 0, echecs: 0, fini: false };
-    this.lots.set(etat.id, { etat, proprietaire: managerId });
-    void this.executer(etat, numeros, managerId, lot.action, log);
+    await this.deps.lots.oublier(iso(debut - GARDE_MS), iso(debut));
+    await this.deps.lots.creer(etat, managerId, iso(Date.now() + BAIL_LOT_MS), iso(debut));
+    const execution = this.executer(etat.id, numeros, managerId, lot.action, log);
+    this.executions.add(execution);
+    void execution.finally(() => this.executions.delete(execution));
     return { ...etat };
   }
 
-  /** The progress of one of this manager's bulk actions (another manager's is not found). */
-  etat(id: string, managerId: string): EtatLot {
-    const lot = this.lots.get(id);
-    if (!lot || lot.proprietaire !== managerId) throw new ApiError(404, 'NOT_FOUND', 'Ce traitement par lot n’existe pas ou plus.');
-    return { ...lot.etat };
+  /** The progress of one of this manager's bulk actions, from whichever instance runs it (another manager's is not found). */
+  async etat(id: string, managerId: string): Promise<EtatLot> {
+    const row = await this.deps.lots.lire(id);
+    if (!row || row.proprietaire !== managerId) throw new ApiError(404, 'NOT_FOUND', 'Ce traitement par lot n’existe pas ou plus.');
+    return etatDuLot(row, iso(Date.now()));
   }
 
-  /** Stops the running actions between two requests (the app closes). */
-  fermer(): void {
+  /** Stops the running actions between two requests, and waits for them (the app closes). */
+  async fermer(): Promise<void> {
     this.ferme = true;
+    await Promise.all(this.executions);
   }
 
   /** Every request the list's filter matches now, in its order; more than LOT_MAX is refused. */
@@ -78,10 +85,12 @@ export class LotsService {
     return numeros;
   }
 
-  private async executer(etat: EtatLot, numeros: string[], managerId: string, action: LotDemande['action'], log: FastifyBaseLogger): Promise<void> {
+  private async executer(id: string, numeros: string[], managerId: string, action: LotDemande['action'], log: FastifyBaseLogger): Promise<void> {
+    let traites = 0;
     try {
       for (const numero of numeros) {
         if (this.ferme) break;
+        let issue: Issue;
         try {
           const change =
             action.type === 'statut'
@@ -89,18 +98,21 @@ export class LotsService {
               : action.type === 'suivre'
                 ? await this.suivre(numero, managerId)
                 : await this.etiqueter(numero, action.id, managerId);
-          if (change) etat.faits += 1;
-          else etat.inchanges += 1;
+          issue = change ? 'faits' : 'inchanges';
         } catch (error) {
           // Erased or withdrawn meanwhile: said in the count; anything else is the server's, and logged.
           if (!(error instanceof ApiError && error.statusCode === 404)) log.error({ err: error }, 'traitement par lot : une demande a échoué');
-          etat.echecs += 1;
+          issue = 'echecs';
         }
+        await this.deps.lots.compter(id, issue, iso(Date.now() + BAIL_LOT_MS));
+        traites += 1;
       }
-    } finally {
-      etat.fini = true;
-      setTimeout(() => this.lots.delete(etat.id), GARDE_MS).unref();
+    } catch (error) {
+      // The progress could not be written (the database away): the action stops; its lease will pass.
+      log.error({ err: error }, 'traitement par lot : progression non enregistrée, traitement arrêté');
+      return;
     }
+    await this.deps.lots.finir(id, traites < numeros.length).catch((error: unknown) => log.error({ err: error }, 'traitement par lot : fin non enregistrée'));
   }
 
   private async statut(numero: string, statut: Statut, motif: string | undefined, managerId: string, log: FastifyBaseLogger): Promise<boolean> {

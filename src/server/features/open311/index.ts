@@ -1,8 +1,6 @@
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { authSecret } from '../../auth/index.js';
 import { reserve } from '../../auth/guards.js';
-import { LocalStorage } from '../../storage/index.js';
 import { SignalementsRepository } from '../signalements/repository.js';
 import { SignalementsService } from '../signalements/service.js';
 import { Open311Repository } from './repository.js';
@@ -20,7 +18,7 @@ export default async function open311(app: FastifyInstance): Promise<void> {
   const signalements = new SignalementsRepository(db, dbKind);
   const service = new SignalementsService({
     repository: signalements,
-    storage: new LocalStorage(path.join(config.dataDir, 'photos-signalements')),
+    storage: app.deps.photosSignalements,
     mailer,
     bus,
     config,

@@ -29,6 +29,7 @@ export function fluxSignalements() {
       });
     },
     fermer: flux.fermer,
+    ouverts: flux.ouverts,
   };
 }
 export type FluxSignalements = ReturnType<typeof fluxSignalements>;

@@ -1,10 +1,9 @@
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { reserve } from '../../auth/guards.js';
 import { authSecret } from '../../auth/index.js';
-import type { Db, DbKind } from '../../db/index.js';
-import { LocalStorage, STALE_MS, type Storage } from '../../storage/index.js';
+import { sousVerrouDeDemarrage, type Db, type DbKind } from '../../db/index.js';
+import { STALE_MS, type Storage } from '../../storage/index.js';
 import { evenementsGestion, evenementsSignalements, fluxSignalements } from './evenements.js';
 import { SignalementsRepository } from './repository.js';
 import { GestionSignalementsRepository } from './repository-gestion.js';
@@ -23,13 +22,12 @@ const BALAYAGE_MS = 10 * 60_000;
  * the categories as admins keep them, in a scope reserved to admins. Open311 is built on the same repository and
  * service.
  *
- * Photos live in a Storage of their own, `DATA_DIR/photos-signalements`: the housing requests' sweep removes
- * every file of `DATA_DIR/uploads` that no document references, and a report's photo is no document.
+ * Photos live in a Storage of their own, `app.deps.photosSignalements` (`DATA_DIR/photos-signalements`, or the
+ * bucket's `photos-signalements/` prefix: storage/choix.ts): the housing requests' sweep removes every file of
+ * `uploads` that no document references, and a report's photo is no document.
  */
 export default async function signalements(app: FastifyInstance): Promise<void> {
-  const { db, dbKind, mailer, bus, config, territory, now } = app.deps;
-  const storage = new LocalStorage(path.join(config.dataDir, 'photos-signalements'));
-  await storage.init();
+  const { db, dbKind, mailer, bus, config, territory, now, photosSignalements: storage } = app.deps;
   const repository = new SignalementsRepository(db, dbKind);
   const service = new SignalementsService({ repository, storage, mailer, bus, config, secret: authSecret(config), perimetre: territory.perimetre, now });
   const gestion = new GestionSignalementsRepository(db, dbKind);
@@ -37,6 +35,8 @@ export default async function signalements(app: FastifyInstance): Promise<void> 
   await indexDeRecherche(app, db, dbKind);
   balayerLesRestes(app, repository, storage);
   const flux = fluxSignalements();
+  // Counted in /metrics, ended first when the app closes (exploitation/).
+  app.deps.flux.set('signalements', flux);
   await app.register(routesSignalements({ repository, service, storage, perimetre: { perimetre: territory.perimetre, centre: territory.centre, approximatif: territory.perimetreApproximatif } }));
   await app.register(evenementsSignalements({ repository, flux }));
   await app.register(reserve('gestionnaire', routesGestionSignalements({ repository, gestion, service, serviceGestion, storage })));
@@ -52,7 +52,8 @@ export default async function signalements(app: FastifyInstance): Promise<void> 
 async function indexDeRecherche(app: FastifyInstance, db: Db, kind: DbKind): Promise<void> {
   if (kind !== 'postgres') return;
   try {
-    await sql`create index if not exists signalements_recherche_trgm_idx on signalements using gin (recherche gin_trgm_ops)`.execute(db);
+    // One instance after the other when several start together (db/index.ts sousVerrouDeDemarrage).
+    await sousVerrouDeDemarrage(db, kind, (conn) => sql`create index if not exists signalements_recherche_trgm_idx on signalements using gin (recherche gin_trgm_ops)`.execute(conn));
   } catch (error) {
     app.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'index trigramme des signalements non créé : la recherche des gestionnaires lira toute la table');
   }

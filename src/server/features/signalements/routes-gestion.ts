@@ -24,7 +24,7 @@ import type { SignalementRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
 import type { Storage } from '../../storage/index.js';
-import { USER_FILE_HEADERS } from '../demandes/routes.js';
+import { USER_FILE_HEADERS } from '../../http.js';
 import type { SignalementsRepository } from './repository.js';
 import type { GestionSignalementsRepository } from './repository-gestion.js';
 import type { SignalementsService } from './service.js';

@@ -30,7 +30,7 @@ import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
 import type { Storage } from '../../storage/index.js';
 import { holdsPrivateKey } from '../demandes/access.js';
-import { USER_FILE_HEADERS } from '../demandes/routes.js';
+import { USER_FILE_HEADERS } from '../../http.js';
 import { preparerPhoto, recevoirPhoto, type PhotoPreparee } from './photos.js';
 import type { SignalementsRepository } from './repository.js';
 import type { SignalementsService } from './service.js';

@@ -30,6 +30,12 @@ describe('bulk work', () => {
     expect(await screen.findByText('Traitement terminé : 2 demandes modifiées, 1 déjà dans cet état, 2 introuvables (retirées ou effacées entre-temps).')).toBeInTheDocument();
   });
 
+  it('says an action cut short by a server stop, and what is left to do', async () => {
+    fin = { id: 'lot3', total: 5, faits: 2, inchanges: 0, echecs: 0, fini: true, interrompu: true };
+    await suivre(['a', 'b', 'c', 'd', 'e']);
+    expect(await screen.findByText('Traitement interrompu par un arrêt du serveur : 2 demandes modifiées ; 3 demandes non traitées : relancez le lot pour elles.')).toBeInTheDocument();
+  });
+
   it('and the singular for 0 and 1', async () => {
     fin = { id: 'lot2', total: 1, faits: 0, inchanges: 0, echecs: 1, fini: true };
     await suivre(['a']);

@@ -202,10 +202,11 @@ function Progression({ etat }: { etat: EtatLot | undefined }) {
       )}
       <div role="status" aria-live="polite">
         {etat.fini && (
-          <Alert role="none" color={etat.echecs > 0 ? 'yellow' : 'teal'} variant="light">
-            Traitement terminé : {pluriel(etat.faits, 'demande modifiée', 'demandes modifiées')}
+          <Alert role="none" color={etat.echecs > 0 || etat.interrompu ? 'yellow' : 'teal'} variant="light">
+            {etat.interrompu ? 'Traitement interrompu par un arrêt du serveur' : 'Traitement terminé'} : {pluriel(etat.faits, 'demande modifiée', 'demandes modifiées')}
             {etat.inchanges > 0 ? `, ${nombre.format(etat.inchanges)} déjà dans cet état` : ''}
-            {etat.echecs > 0 ? `, ${introuvables(etat.echecs)}` : ''}.
+            {etat.echecs > 0 ? `, ${introuvables(etat.echecs)}` : ''}
+            {etat.interrompu ? ` ; ${pluriel(etat.total - fait, 'demande non traitée', 'demandes non traitées')} : relancez le lot pour ${etat.total - fait > 1 ? 'elles' : 'elle'}` : ''}.
           </Alert>
         )}
       </div>
