@@ -83,7 +83,8 @@ test('a resident reports a problem placed on the map, with a photo; it is in the
   await expect(page.getByRole('region', { name: 'État :' })).toContainText('Le signalement est arrivé ; la mairie ne l’a pas encore examiné.');
   const image = page.getByRole('img', { name: `Vue 1 sur 1 du problème signalé : Lampadaire éteint` });
   await expect(image).toBeVisible();
-  expect(await image.evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBe(800);
+  // Loaded lazily: its width once the browser has it.
+  await expect.poll(() => image.evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBe(800);
   await expect(page.getByText('Nadia Benali')).toHaveCount(0);
   await expect(page.getByText('Vous avez fait ce signalement : vous recevez un e-mail à chaque étape.')).toBeVisible();
   await tuilesChargees(page, page.getByRole('region', { name: 'Carte : emplacement du signalement' }));

@@ -154,7 +154,8 @@ async function readManifest(archive: string): Promise<Manifest> {
   return manifestSchema.parse(JSON.parse(execFileSync('tar', ['-xzOf', archive, 'manifest.json'], { encoding: 'utf8' })));
 }
 
-describe('npm run backup, npm run restore', () => {
+// Each test runs the CLIs as processes: on a CI machine busy with three suites at once, one took over 30 s.
+describe('npm run backup, npm run restore', { timeout: 90_000 }, () => {
   let archive: string;
   let manifest: Manifest;
 
