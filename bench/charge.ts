@@ -166,7 +166,7 @@ interface Target {
 }
 
 function mixedLoad(
-  base: string,
+  base: string | string[],
   setup: { cookie: string; origin: string; numeros: string[]; targets: Target[]; upload: { body: Buffer; contentType: string } },
   duration: number,
   connections: number,
@@ -179,7 +179,8 @@ function mixedLoad(
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
-        url: base,
+        // Several URLs: autocannon spreads the connections over them (its README; its types say one string).
+        url: base as string,
         connections,
         duration,
         timeout: 30,
@@ -237,11 +238,17 @@ async function readLoop(file: string, child: { pid?: number }): Promise<{ maxMs:
   throw new Error('the server wrote no event-loop figures (bench/boucle.mjs not loaded?)');
 }
 
-async function measure(kind: 'sqlite' | 'postgres', port: number): Promise<Figures> {
+/**
+ * One measure on a fresh database. `instances` 2 (PostgreSQL): two servers on one database, one DATA_DIR and one
+ * Redis (REDIS_URL, as docs/deploy.md « Several instances »), the load's connections spread over both by autocannon
+ * (no load balancer process: it would take a share of the same two cores).
+ */
+async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 | 2 = 1): Promise<Figures> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-charge-'));
   const database = kind === 'postgres' ? await freshDatabaseUrl('qv_charge') : { url: undefined, drop: async () => {} };
   const base = `http://127.0.0.1:${port}`;
-  const loopFile = path.join(dataDir, 'boucle.jsonl');
+  const bases = Array.from({ length: instances }, (_, i) => `http://127.0.0.1:${port + i}`);
+  const loopFiles = bases.map((_b, i) => path.join(dataDir, `boucle-${i}.jsonl`));
   {
     const { db } = openDatabase({ databaseUrl: database.url, dataDir });
     await migrate(db);
@@ -249,22 +256,26 @@ async function measure(kind: 'sqlite' | 'postgres', port: number): Promise<Figur
     await db.destroy();
   }
   const profileDir = process.env.BENCH_CPU_PROF;
-  const server = startServer(
-    {
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      PUBLIC_URL: base,
-      ADRESSE_API_URL: 'http://127.0.0.1:9/',
-      RATE_LIMIT_MULTIPLIER: '1000',
-      UPLOAD_QUOTA_FICHIERS: '1000',
-      BOUCLE_OUT: loopFile,
-      ...(profileDir ? { BOUCLE_PROFILE: path.join(profileDir, `charge-${kind}.cpuprofile`) } : {}),
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
-    },
-    { nodeArgs: ['--import', path.join(ROOT, 'bench/boucle.mjs')] },
+  const redis: Record<string, string> = instances > 1 ? { REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: `qv-charge-${process.pid}:` } : {};
+  const servers = bases.map((_b, i) =>
+    startServer(
+      {
+        PORT: String(port + i),
+        DATA_DIR: dataDir,
+        PUBLIC_URL: base,
+        ADRESSE_API_URL: 'http://127.0.0.1:9/',
+        RATE_LIMIT_MULTIPLIER: '1000',
+        UPLOAD_QUOTA_FICHIERS: '1000',
+        BOUCLE_OUT: loopFiles[i]!,
+        ...(profileDir ? { BOUCLE_PROFILE: path.join(profileDir, `charge-${kind}-${instances}-${i}.cpuprofile`) } : {}),
+        ...(database.url ? { DATABASE_URL: database.url } : {}),
+        ...redis,
+      },
+      { nodeArgs: ['--import', path.join(ROOT, 'bench/boucle.mjs')] },
+    ),
   );
   try {
-    await waitFor(`${base}/app/api/parametres`, server);
+    for (const [i, b] of bases.entries()) await waitFor(`${b}/app/api/parametres`, servers[i]!);
     const cookie = await signUpManager(base, database.url, dataDir);
     const targets: Target[] = [];
     for (let i = 0; i < UPLOAD_TARGETS; i += 1) {
@@ -280,13 +291,21 @@ async function measure(kind: 'sqlite' | 'postgres', port: number): Promise<Figur
       targets,
       upload: await multipartBody(await smallPdf()),
     };
-    await mixedLoad(base, setup, WARMUP_S, Math.min(20, CONNECTIONS));
-    await readLoop(loopFile, server); // start-up and warm-up left out
+    await mixedLoad(bases, setup, WARMUP_S, Math.min(20, CONNECTIONS));
+    for (const [i, s] of servers.entries()) await readLoop(loopFiles[i]!, s); // start-up and warm-up left out
     const record = Object.fromEntries(MIX.map(([k]) => [k, { times: [] as number[], errors: 0 }])) as Record<Kind, { times: number[]; errors: number }>;
     const sonde = probe(base);
-    const result = await mixedLoad(base, setup, DURATION_S, CONNECTIONS, record);
+    const result = await mixedLoad(bases, setup, DURATION_S, CONNECTIONS, record);
     const probeMaxMs = await sonde.stop();
-    const loop = await readLoop(loopFile, server);
+    const loops = [];
+    for (const [i, s] of servers.entries()) loops.push(await readLoop(loopFiles[i]!, s));
+    // The worst instance's stall and p99; utilisation averaged; memory summed.
+    const loop = {
+      maxMs: Math.max(...loops.map((l) => l.maxMs)),
+      p99Ms: Math.max(...loops.map((l) => l.p99Ms)),
+      utilisation: loops.reduce((t, l) => t + l.utilisation, 0) / loops.length,
+      rssKb: loops.reduce((t, l) => t + l.rssKb, 0),
+    };
     const perKind = Object.fromEntries(
       MIX.map(([k]) => {
         const sorted = record[k].times.sort((a, b) => a - b);
@@ -307,7 +326,7 @@ async function measure(kind: 'sqlite' | 'postgres', port: number): Promise<Figur
       rssMb: loop.rssKb / 1024,
     };
   } finally {
-    await stopServer(server);
+    for (const s of servers) await stopServer(s);
     await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
@@ -342,6 +361,14 @@ async function main(): Promise<void> {
   if (process.env.DATABASE_URL) {
     const postgres = await measure('postgres', port);
     print('PostgreSQL', postgres, QUICK ? null : BEFORE.postgres, false);
+    if (!(await portFree(port + 1))) throw new Error(`port ${port + 1} is taken (BENCH_PORT moves it)`);
+    const deux = await measure('postgres', port, 2);
+    print('PostgreSQL, two instances (one database, one DATA_DIR, Redis)', deux, null, false);
+    // On this machine the two instances, PostgreSQL and the load generator share two cores: a second instance adds
+    // no CPU, only a second event loop (what it buys is redundancy, and room on a machine with more cores).
+    console.log(
+      `    two / one    throughput ${(deux.rps / postgres.rps).toFixed(2)}, p99 ${(deux.p99 / postgres.p99).toFixed(2)} (${os.cpus().length} CPUs shared by both instances, PostgreSQL and the load generator: no target)`,
+    );
   } else {
     console.log('  PostgreSQL: not measured (set DATABASE_URL=postgres://… to print it beside SQLite)');
   }

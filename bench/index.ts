@@ -18,6 +18,8 @@ interface Bench {
   label: string;
   /** Runs once more on PostgreSQL. */
   both: boolean;
+  /** Runs on PostgreSQL only, when one answers (a move from SQLite to PostgreSQL). */
+  postgresSeul?: true;
   env?: Record<string, string>;
 }
 
@@ -27,9 +29,11 @@ const BENCHES: Bench[] = [
   { script: 'gestion.ts', label: "managers' list at 100,000", both: true },
   { script: 'charge.ts', label: 'mixed load of 200 connections, longest event-loop stall', both: true },
   { script: 'signalements.ts', label: 'technical reports at 50,000', both: true },
+  { script: 'stockage.ts', label: 'storage: disk vs S3 (local server), 100 files of 2 MB', both: false },
   { script: 'demarrage.ts', label: 'start-up time and idle memory', both: false },
   { script: 'lighthouse.ts', label: 'Lighthouse mobile LCP vs a static page', both: false },
   { script: 'fuzz.ts', label: 'generated hostile requests', both: false, env: quick ? { FUZZ_CASES: '300' } : {} },
+  { script: 'migrer.ts', label: 'migrate-data SQLite → PostgreSQL + S3, 10,000 requests with documents', both: false, postgresSeul: true },
 ];
 
 async function postgresAnswers(): Promise<boolean> {
@@ -74,6 +78,11 @@ async function main(): Promise<void> {
   const targets: string[] = [];
   const failed: string[] = [];
   for (const bench of BENCHES) {
+    if (bench.postgresSeul) {
+      const pgCode = withPostgres ? await run(bench, PG_URL, targets) : 0;
+      if (pgCode !== 0) failed.push(`${bench.script} PostgreSQL (exit ${pgCode})`);
+      continue;
+    }
     const code = await run(bench, undefined, targets);
     if (code !== 0) failed.push(`${bench.script} SQLite (exit ${code})`);
     if (bench.both && withPostgres) {

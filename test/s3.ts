@@ -1,4 +1,5 @@
 import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { IncomingMessage, Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,7 +30,25 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 /** s3rver's fixed credentials (it checks the signature made with them). */
 const ACCES = 'S3RVER';
 
+let corrige = false;
+/**
+ * s3rver removes a folder left empty by a deletion while another request is about to write in it (the temp objects'
+ * `.tmp/`): with several uploads at once it crashes on ENOENT. Patched in this process so that deletions leave the
+ * folders (once; every server this process starts has it).
+ */
+export function s3rverSansCourse(): void {
+  if (corrige) return;
+  corrige = true;
+  const Store = createRequire(import.meta.url)('s3rver/lib/stores/filesystem.js') as {
+    prototype: { deleteObject(bucket: string, key: string): Promise<void>; getResourcePath(bucket: string, key: string, resource: string): string };
+  };
+  Store.prototype.deleteObject = async function (this: typeof Store.prototype, bucket: string, key: string) {
+    for (const resource of ['object', 'object.md5', 'metadata.json']) await fsp.rm(this.getResourcePath(bucket, key, resource), { force: true });
+  };
+}
+
 export async function demarrerS3(bucket = 'quartier-vivant'): Promise<ServeurS3> {
+  s3rverSansCourse();
   const directory = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-s3-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   const { port } = await server.run();
