@@ -59,6 +59,16 @@ describe('configuration', () => {
     }
   });
 
+  it('refuses the example secrets of deploy/*.env: a server never starts with them', () => {
+    for (const [nom, valeur] of [
+      ['AUTH_SECRET', 'change-me-openssl-rand-base64-48-change-me-change-me'],
+      ['METRICS_TOKEN', 'change-me-openssl-rand-hex-32-change-me'],
+    ] as const) {
+      expect(() => loadConfig({ [nom]: valeur })).toThrow(`${nom} est encore la valeur d’exemple de deploy/`);
+    }
+    expect(loadConfig({ AUTH_SECRET: 'x'.repeat(40), METRICS_TOKEN: 'y'.repeat(20) }).authSecret).toBe('x'.repeat(40));
+  });
+
   it('reads TRUST_PROXY as no proxy, a hop count or the proxies’ addresses, never “trust everything”', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);

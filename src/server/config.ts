@@ -83,6 +83,9 @@ export function origineDesTuiles(modele: string): string | null {
 }
 
 /** Every setting of the server, read from environment variables (README "Configuration"). */
+/** The placeholder of the secrets in deploy/*.env: a server must not start with it. */
+const EXEMPLE = /change-me/iu;
+
 export const envSchema = z.object({
   PORT: z.preprocess(
     emptyToUndefined,
@@ -233,7 +236,11 @@ export const envSchema = z.object({
   ),
   AUTH_SECRET: z.preprocess(
     emptyToUndefined,
-    z.string().min(32, { error: 'doit contenir au moins 32 caractères (par exemple : openssl rand -base64 32)' }).optional(),
+    z
+      .string()
+      .min(32, { error: 'doit contenir au moins 32 caractères (par exemple : openssl rand -base64 32)' })
+      .refine((v) => !EXEMPLE.test(v), { error: 'est encore la valeur d’exemple de deploy/ : remplacez-la (openssl rand -base64 48)' })
+      .optional(),
   ),
   GOOGLE_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().trim().optional()),
   GOOGLE_CLIENT_SECRET: z.preprocess(emptyToUndefined, z.string().trim().optional()),
@@ -348,6 +355,7 @@ export const envSchema = z.object({
       .trim()
       .min(16, { error: 'doit contenir au moins 16 caractères (par exemple : openssl rand -hex 32)' })
       .regex(/^[\x21-\x7e]+$/u, { error: "doit s’écrire sans espace ni accent (par exemple : openssl rand -hex 32)" })
+      .refine((v) => !EXEMPLE.test(v), { error: 'est encore la valeur d’exemple de deploy/ : remplacez-la (openssl rand -hex 32)' })
       .optional(),
   ),
   // After SIGTERM: in-flight requests finish, then the process exits; past this delay it exits anyway (exploitation/arret.ts).
