@@ -1,4 +1,4 @@
-// Two instances of the app on one PostgreSQL database, one Redis and one storage folder (issue 15 point 2;
+// Two instances of the app on one PostgreSQL database, one Redis and one S3 server (issue 15 point 2;
 // docs/operations.md « Plusieurs instances »): whatever a person or a manager does through one instance, the other
 // sees — the session, the documents, the rate-limit counts, the live events, the bulk actions' progress — the
 // outbox and the daily job work once between them, and an instance killed in the middle of things loses nothing the
@@ -21,6 +21,7 @@ import { RedisBus } from '../src/server/events/index.js';
 import { CLAIM_TIMEOUT_MS, createMailer } from '../src/server/mail/index.js';
 import { freshDatabaseUrl } from './db.js';
 import { demande, multipart, SAMPLES } from './helpers.js';
+import { demarrerS3, type ServeurS3 } from './s3.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -52,6 +53,8 @@ const messagesDuJournal = () => lignes.map((l) => JSON.parse(l) as { msg?: strin
 const prefixe = `qv-test-${randomBytes(4).toString('hex')}:`;
 let database: Awaited<ReturnType<typeof freshDatabaseUrl>>;
 let dataDir: string;
+/** The documents' and photos' bucket (s3rver on loopback); DATA_DIR stays shared for the e-mails written as files. */
+let s3: ServeurS3;
 let config: Config;
 let A: FastifyInstance;
 let B: FastifyInstance;
@@ -152,8 +155,9 @@ beforeAll(async () => {
   if (!actif) return;
   database = await freshDatabaseUrl('qv_deux');
   dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-deux-'));
+  s3 = await demarrerS3();
   config = loadConfig(
-    { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: ORIGIN, ADRESSE_API_URL: 'http://127.0.0.1:9/search/', REDIS_URL, REDIS_PREFIX: prefixe },
+    { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: ORIGIN, ADRESSE_API_URL: 'http://127.0.0.1:9/search/', REDIS_URL, REDIS_PREFIX: prefixe, ...s3.env },
     { databaseUrl: database.url, delaiAnnulationMs: 0 },
   );
   // Requests due for their 30-day reminder, made before both instances start; the job is made due again.
@@ -189,10 +193,11 @@ afterAll(async () => {
   } while (curseur !== '0');
   redis.disconnect();
   await database.drop();
+  await s3.close();
   await fsp.rm(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-describe.skipIf(!actif)('two instances on one PostgreSQL, one Redis and one storage', () => {
+describe.skipIf(!actif)('two instances on one PostgreSQL, one Redis and one S3 server', () => {
   it('run the daily job once between them, and send each of its e-mails once', async () => {
     const db = A.deps.db;
     await attendre(() => db.selectFrom('taches').select(['derniereFin', 'bailJusqua']).where('nom', '=', 'cycle-de-vie').executeTakeFirstOrThrow(), (t) => t.derniereFin !== null && t.bailJusqua === '', 'la tâche quotidienne');
@@ -249,6 +254,10 @@ describe.skipIf(!actif)('two instances on one PostgreSQL, one Redis and one stor
     );
     expect(png!.equals(SAMPLES.png)).toBe(true);
     expect(avis!.equals(pdf)).toBe(true);
+    // In the bucket, not on either instance's disk.
+    const row = await A.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', numeroUnique).executeTakeFirstOrThrow();
+    expect((await s3.objets(`uploads/${row.id}/`)).length).toBe(2);
+    await expect(fsp.readdir(path.join(dataDir, 'uploads', row.id))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('count a rate limit across both, and answer the 429 in French on either', async () => {
@@ -515,6 +524,7 @@ async function demarrer(): Promise<{ child: ChildProcess; url: string }> {
       DATABASE_URL: database.url!,
       REDIS_URL,
       REDIS_PREFIX: prefixe,
+      ...s3.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
