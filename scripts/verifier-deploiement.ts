@@ -979,12 +979,7 @@ async function plusieursInstances(fichierEnv: string): Promise<void> {
   aNettoyer.push({
     quoi: `clés Redis ${prefixe}*`,
     faire: async () => {
-      let curseur = '0';
-      do {
-        const [suivant, cles] = await redis.scan(curseur, 'MATCH', `${prefixe}*`, 'COUNT', 1000);
-        curseur = suivant;
-        if (cles.length > 0) await redis.del(...cles);
-      } while (curseur !== '0');
+      await effacerCles(redis, prefixe);
       redis.disconnect();
     },
   });

@@ -22,25 +22,12 @@ import { CLAIM_TIMEOUT_MS, createMailer } from '../src/server/mail/index.js';
 import { freshDatabaseUrl } from './db.js';
 import { demande, multipart, SAMPLES } from './helpers.js';
 import { demarrerS3, type ServeurS3 } from './s3.js';
+import { effacerCles, REDIS_URL, redisRepond } from './redis.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ORIGIN = 'http://quartier.test';
 const MESSAGE_429 = 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.';
 
-/** Whether a Redis server answers PING at `url` within a second (never retried, never left open). */
-async function redisRepond(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 const actif = surPostgres && (await redisRepond(REDIS_URL));
@@ -185,12 +172,7 @@ afterAll(async () => {
   const redis = new Redis(REDIS_URL, { lazyConnect: true });
   redis.on('error', () => undefined);
   await redis.connect();
-  let curseur = '0';
-  do {
-    const [suivant, cles] = await redis.scan(curseur, 'MATCH', `${prefixe}*`, 'COUNT', 1000);
-    curseur = suivant;
-    if (cles.length > 0) await redis.del(...cles);
-  } while (curseur !== '0');
+  await effacerCles(redis, prefixe);
   redis.disconnect();
   await database.drop();
   await s3.close();

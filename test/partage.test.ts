@@ -16,23 +16,11 @@ import { LocalBus, PostgresBus, RedisBus } from '../src/server/events/index.js';
 import { MagasinPostgres, optionsDesLimites } from '../src/server/partage/limites.js';
 import { freshDatabaseUrl } from './db.js';
 import { createTestApp, demande } from './helpers.js';
+import { REDIS_URL, redisRepond } from './redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const surPostgres = Boolean(process.env.DATABASE_URL);
 const MESSAGE_429 = 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.';
 
-async function redisRepond(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 const avecRedis = await redisRepond(REDIS_URL);
 
 /** A local port nobody listens on. */

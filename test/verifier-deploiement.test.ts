@@ -7,25 +7,11 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { REDIS_URL, redisRepond } from './redis.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Whether a Redis server answers PING at `url` within a second (never retried, never left open). */
-async function redisRepond(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 const avecRedis = surPostgres && (await redisRepond(REDIS_URL));
