@@ -256,7 +256,11 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
     await db.destroy();
   }
   const profileDir = process.env.BENCH_CPU_PROF;
-  const redis: Record<string, string> = instances > 1 ? { REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: `qv-charge-${process.pid}:` } : {};
+  // Several instances share one AUTH_SECRET (docs/deploy.md) and one Redis.
+  const redis: Record<string, string> =
+    instances > 1
+      ? { REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: `qv-charge-${process.pid}:`, AUTH_SECRET: randomBytes(48).toString('base64url') }
+      : {};
   const servers = bases.map((_b, i) =>
     startServer(
       {

@@ -3,7 +3,8 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authSecret } from '../src/server/auth/index.js';
+import { authSecret, creerSecret } from '../src/server/auth/index.js';
+import type { Config } from '../src/server/config.js';
 import { withHashedSessionTokens } from '../src/server/auth/sessions-tokens.js';
 import { migrator, openDatabase } from '../src/server/db/index.js';
 import { freshDatabaseUrl } from './db.js';
@@ -397,3 +398,19 @@ describe('behind HTTPS', () => {
 });
 
 const lastLinkTo = (email: string, pathPart: string) => lienRecu(ctx, email, pathPart);
+
+describe('the generated secret (no AUTH_SECRET)', () => {
+  it('is the first instance’s for an instance that finds it written meanwhile, whole, and leaves no temp file', async () => {
+    const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-secret-'));
+    const file = path.join(dataDir, 'auth-secret');
+    // Two instances starting at once: both found no file; the first writes it, the second comes next.
+    const premier = creerSecret(file);
+    const second = creerSecret(file);
+    expect(second).toBe(premier);
+    expect(premier.length).toBeGreaterThanOrEqual(64);
+    expect(authSecret({ dataDir } as Config)).toBe(premier);
+    expect(await fsp.readdir(dataDir)).toEqual(['auth-secret']);
+    expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
+    await fsp.rm(dataDir, { recursive: true, force: true });
+  });
+});
