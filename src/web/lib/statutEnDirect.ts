@@ -34,29 +34,44 @@ export function useStatutEnDirect(numeroUnique?: string): void {
         void queryClient.invalidateQueries({ queryKey: cles.messages(numero) });
       }
     };
-    let source: EventSource | undefined;
-    let reessai: ReturnType<typeof setTimeout> | undefined;
-    let fini = false;
-    const ouvrir = () => {
-      const courant = new EventSource(url);
-      source = courant;
-      courant.addEventListener('statut', (event) => {
-        rafraichir((JSON.parse((event as MessageEvent<string>).data) as EvenementDirect).numeroUnique);
-      });
-      courant.addEventListener('error', () => {
-        if (fini || courant.readyState !== EventSource.CLOSED) return;
-        reessai = setTimeout(() => {
-          rafraichir(numeroUnique);
-          ouvrir();
-        }, REESSAI_DIRECT_MS);
-      });
-    };
-    ouvrir();
+    const fermer = ecouterFlux(
+      url,
+      'statut',
+      (data) => rafraichir((JSON.parse(data) as EvenementDirect).numeroUnique),
+      () => rafraichir(numeroUnique),
+    );
     return () => {
-      fini = true;
-      clearTimeout(reessai);
+      fermer();
       clearTimeout(listes);
-      source?.close();
     };
   }, [numeroUnique, queryClient]);
+}
+
+/**
+ * Listens to the `nom` events of the stream at `url`, each one's data to `surMessage`. The browser reconnects by
+ * itself after a network loss; after a refusal (429) or a stream ended for good, a new one opens after
+ * REESSAI_DIRECT_MS, `surReprise` first (to read again what may have been missed). Answers what closes it all.
+ */
+export function ecouterFlux(url: string, nom: string, surMessage: (data: string) => void, surReprise: () => void): () => void {
+  let source: EventSource | undefined;
+  let reessai: ReturnType<typeof setTimeout> | undefined;
+  let fini = false;
+  const ouvrir = () => {
+    const courant = new EventSource(url);
+    source = courant;
+    courant.addEventListener(nom, (message) => surMessage((message as MessageEvent<string>).data));
+    courant.addEventListener('error', () => {
+      if (fini || courant.readyState !== EventSource.CLOSED) return;
+      reessai = setTimeout(() => {
+        surReprise();
+        ouvrir();
+      }, REESSAI_DIRECT_MS);
+    });
+  };
+  ouvrir();
+  return () => {
+    fini = true;
+    clearTimeout(reessai);
+    source?.close();
+  };
 }

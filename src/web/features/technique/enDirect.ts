@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { EvenementSignalement } from '../../../domain/signalements.js';
 import { apiUrl } from '../../lib/api.js';
-import { REESSAI_DIRECT_MS } from '../../lib/statutEnDirect.js';
+import { ecouterFlux } from '../../lib/statutEnDirect.js';
 import { clesTechnique } from './cles.js';
 
 /** The list and map are read again this long after the first of a burst of events, once for the whole burst. */
@@ -39,31 +39,19 @@ function useFluxSignalements(chemin: string | null, cibles: Cibles, numero: stri
       }, LISTES_MS);
       if (de) for (const queryKey of cleSignalement(de)) void queryClient.invalidateQueries({ queryKey });
     };
-    let source: EventSource | undefined;
-    let reessai: ReturnType<typeof setTimeout> | undefined;
-    let fini = false;
-    const ouvrir = () => {
-      const courant = new EventSource(url);
-      source = courant;
-      courant.addEventListener('signalement', (message) => {
-        const event = JSON.parse((message as MessageEvent<string>).data) as EvenementSignalement;
+    const fermer = ecouterFlux(
+      url,
+      'signalement',
+      (data) => {
+        const event = JSON.parse(data) as EvenementSignalement;
         rafraichir(event.numero);
         ecouteur.current?.(event);
-      });
-      courant.addEventListener('error', () => {
-        if (fini || courant.readyState !== EventSource.CLOSED) return;
-        reessai = setTimeout(() => {
-          rafraichir(numero);
-          ouvrir();
-        }, REESSAI_DIRECT_MS);
-      });
-    };
-    ouvrir();
+      },
+      () => rafraichir(numero),
+    );
     return () => {
-      fini = true;
-      clearTimeout(reessai);
+      fermer();
       clearTimeout(listes);
-      source?.close();
     };
   }, [chemin, clesListes, cleSignalement, numero, queryClient]);
 }
