@@ -8,17 +8,23 @@
 //    common name, rarer names, no match, every sort both ways, the last page, status and validity filters.
 //    Beside each HTTP figure, the same repository call (DemandesRepository.page: the same SQL statements)
 //    run directly on the database from this process, interleaved with the HTTP samples; the ratio
-//    server/direct (p50s, target <= 2x) and p95 against 20 ms. On PostgreSQL after VACUUM ANALYZE (what
-//    autovacuum does in a running installation).
+//    server/direct (p50s, target <= 2x) and p95 against 20 ms. On PostgreSQL after VACUUM ANALYZE of every table
+//    (what autovacuum does in a running installation).
 // 2. 10,000 status changes (500 with --quick) through the repository, one transaction each as the service
 //    makes them (status, rank, search text, history step): per-change mean/p95 and total (target <= 2 ms on
 //    SQLite at 100,000 requests; PostgreSQL printed).
 // 3. A status change (POST /app/api/logement/update/status) until its SSE event arrives on
 //    GET /app/api/evenements served by another server instance (PostgreSQL, LISTEN/NOTIFY); on SQLite
 //    events cannot cross processes, so the same instance is measured (target p95 <= 200 ms).
-// 4. GET /app/api/logement/export.csv of every row: time, bytes, server peak RSS growth sampled every
-//    5 ms from a worker thread (target <= 50 MB).
+// 4. The export of every row: CSV with the default columns, CSV with every column (labels and followers read
+//    by batches), Excel with every column. Time, bytes, server peak RSS growth sampled every 5 ms from a worker
+//    thread (target <= 50 MB).
 // "Before" figures: constants below, measured with this bench's previous version on commit c354b11.
+// Options for one part or a few cases: --only=list (part 1 only), --only=changes (part 2 only, no server) or
+// --only=export (part 4 only);
+// --cases=<regex> (part 1: the cases whose label matches); BENCH_SERVER_ROOT=<dir>: the server run is
+// <dir>/dist/server/main.js (e.g. `npx tsc -p tsconfig.server.json --outDir <dir>/dist`, with <dir>/node_modules,
+// <dir>/data and <dir>/package.json linked or copied from the checkout) instead of this checkout's dist/.
 // Ports: the first two free ones in 3950-3960 (BENCH_PORT moves the range). Loopback only.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,7 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { listeQuerySchema, TOTAL_BORNE, type ListeDemandes } from '../src/domain/demande.js';
+import { COLONNES_EXPORT, listeQuerySchema, TOTAL_BORNE, type ListeDemandes } from '../src/domain/demande.js';
 import { STATUTS, type Statut } from '../src/domain/statut.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from '../src/server/db/index.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
@@ -44,6 +50,9 @@ const STATUS_CHANGES = QUICK ? 500 : 10_000;
 const LIST_TARGET_MS = 20;
 const RATIO_TARGET = 2;
 const CHANGE_TARGET_MS = 2;
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const CASES = process.argv.find((a) => a.startsWith('--cases='))?.slice('--cases='.length);
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT;
 
 /**
  * Figures of the previous bench (old seed: 20 first names x 20 last names, no apostrophes; old cases only) on
@@ -146,6 +155,9 @@ function listCases(total: number): [string, string][] {
     ['search "marie-helene martin"', `q=${encodeURIComponent('marie-helene martin')}`],
     ['search "zyxwv" (no match)', 'q=zyxwv'],
     ['search "zq" (2 letters, none)', 'q=zq'],
+    ['search "xu" (2 letters, rare)', 'q=xu'],
+    ['search "ma" (2 letters, common)', 'q=ma'],
+    ['search "k" (1 rarer letter)', 'q=k'],
     ...sorts.flatMap(([sort, label]) =>
       (['asc', 'desc'] as const).map((order): [string, string] => [`sort ${label} ${order}`, `sort=${sort}&order=${order}`]),
     ),
@@ -176,7 +188,7 @@ async function listLatencies(base: string, cookie: string, repository: DemandesR
   );
   console.log(`  ${'case'.padEnd(34)} ${'HTTP p50'.padStart(9)} ${'p95'.padStart(9)}   ${'direct p50'.padStart(10)} ${'p95'.padStart(8)}   ratio  total`);
   let met = 0;
-  const cases = listCases(total);
+  const cases = listCases(total).filter(([label]) => !CASES || new RegExp(CASES, 'u').test(label));
   for (const [label, query] of cases) {
     const url = `${base}/app/api/logement?${query}`;
     const q = listeQuerySchema.parse(Object.fromEntries(new URLSearchParams(query)));
@@ -405,14 +417,22 @@ async function eventLatencies(writer: string, listeners: { label: string; base: 
 }
 
 // ---------------------------------------------------------------------------------------------------
-// 4. CSV export
+// 4. Exports
 
-async function csvExport(base: string, cookie: string, pid: number): Promise<void> {
+/** The export of every row three ways (CSV default, CSV every column, Excel every column), each measured apart. */
+async function exportsDeLaListe(base: string, cookie: string, pid: number): Promise<void> {
+  const tout = `colonnes=${COLONNES_EXPORT.join(',')}`;
+  await exportUnique(base, cookie, pid, 'export.csv', 'CSV, default columns');
+  await exportUnique(base, cookie, pid, `export.csv?${tout}`, `CSV, all ${COLONNES_EXPORT.length} columns (labels and followers read by batches)`);
+  await exportUnique(base, cookie, pid, `export.xlsx?${tout}`, `Excel, all ${COLONNES_EXPORT.length} columns`);
+}
+
+async function exportUnique(base: string, cookie: string, pid: number, chemin: string, libelle: string): Promise<void> {
   await new Promise((r) => setTimeout(r, 1_000));
   const before = rssKb(pid);
   const sampler = rssSampler(pid);
   const started = performance.now();
-  const res = await fetch(`${base}/app/api/logement/export.csv`, { headers: { cookie } });
+  const res = await fetch(`${base}/app/api/logement/${chemin}`, { headers: { cookie } });
   let firstByte = NaN;
   let bytes = 0;
   let lines = 0;
@@ -429,9 +449,9 @@ async function csvExport(base: string, cookie: string, pid: number): Promise<voi
   const elapsed = performance.now() - started;
   const { peakKb, samples } = await sampler.stop();
   const growthMb = (Math.max(peakKb, before) - before) / 1024;
-  console.log(`GET /app/api/logement/export.csv (every request; target peak RSS growth <= 50 MB)`);
+  console.log(`GET /app/api/logement/${chemin.split('?')[0]}: ${libelle} (every request; target peak RSS growth <= 50 MB)`);
   console.log(
-    `  HTTP ${res.status}, ${(bytes / 1024 / 1024).toFixed(1)} MB (${bytes} bytes, ${lines} lines incl. header) in ${(elapsed / 1000).toFixed(2)} s, first byte after ${ms(firstByte)}`,
+    `  HTTP ${res.status}, ${(bytes / 1024 / 1024).toFixed(1)} MB (${bytes} bytes${chemin.includes('.csv') ? `, ${lines} lines incl. header` : ''}) in ${(elapsed / 1000).toFixed(2)} s, first byte after ${ms(firstByte)}`,
   );
   console.log(
     `  server RSS ${(before / 1024).toFixed(1)} MB before, peak ${(peakKb / 1024).toFixed(1)} MB, growth ${growthMb.toFixed(1)} MB (${samples} samples)  target ${verdict(growthMb <= 50)}`,
@@ -484,56 +504,62 @@ async function main() {
     // The pg_trgm index the server creates at start, created first so that the seed fills it as the app would.
     await optimiseSearch(db, dbKind);
     const seconds = await seedRequests(db, REQUESTS);
-    if (dbKind === 'postgres') await sql`vacuum analyze housing_requests`.execute(db);
+    // Every table (the labels' too), as autovacuum does in a running installation.
+    if (dbKind === 'postgres') await sql`vacuum analyze`.execute(db);
     console.log(`database: ${kind}, ${REQUESTS} realistic requests seeded in ${seconds.toFixed(1)} s${QUICK ? ' (--quick)' : ''}`);
 
-    const ports = await freePorts(database.url ? 2 : 1);
-    const env = {
-      DATA_DIR: dataDir,
-      ADRESSE_API_URL: 'http://127.0.0.1:9/',
-      RATE_LIMIT_MULTIPLIER: '1000',
-      // Both instances sign and read the same sessions.
-      AUTH_SECRET: randomBytes(36).toString('base64url'),
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
-    };
-    const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-    // One after the other: each start runs the (already applied) migrations.
-    for (const port of ports) {
-      const server = startServer({ ...env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
-      servers.push(server);
-      await waitFor(`http://127.0.0.1:${port}/app/api/logement/013000000`, server);
+    if (ONLY !== 'changes') {
+      const ports = await freePorts(database.url ? 2 : 1);
+      const env = {
+        DATA_DIR: dataDir,
+        ADRESSE_API_URL: 'http://127.0.0.1:9/',
+        RATE_LIMIT_MULTIPLIER: '1000',
+        // Both instances sign and read the same sessions.
+        AUTH_SECRET: randomBytes(36).toString('base64url'),
+        ...(database.url ? { DATABASE_URL: database.url } : {}),
+      };
+      const bases = ports.map((p) => `http://127.0.0.1:${p}`);
+      // One after the other: each start runs the (already applied) migrations.
+      for (const port of ports) {
+        const server = startServer({ ...env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }, { root: SERVER_ROOT });
+        servers.push(server);
+        await waitFor(`http://127.0.0.1:${port}/app/api/logement/013000000`, server);
+      }
+      const [a, b] = bases as [string, string | undefined];
+      const cookie = await signUpManager(a, database.url, dataDir);
+
+      if (ONLY !== 'export') await listLatencies(a, cookie, new DemandesRepository(db, dbKind));
+
+      if (ONLY === 'export') await exportsDeLaListe(a, cookie, servers[0]!.pid!);
+      else if (ONLY !== 'list') {
+        if (b) {
+          await eventLatencies(
+            a,
+            [
+              { label: 'the other instance', base: b },
+              { label: 'the same instance', base: a },
+            ],
+            cookie,
+            `PostgreSQL: change posted to instance :${ports[0]}, events read from instance :${ports[1]} (LISTEN/NOTIFY) and, for comparison, from :${ports[0]}.`,
+          );
+        } else {
+          await eventLatencies(
+            a,
+            [{ label: 'the same instance', base: a }],
+            cookie,
+            'SQLite: a second instance cannot share events (in-memory bus), so the change and its event are on the SAME instance.',
+          );
+        }
+
+        await exportsDeLaListe(a, cookie, servers[0]!.pid!);
+        await bulkChange(a, cookie);
+      }
+      // After the SSE part (whose request keeps its seeded status until then), servers stopped: this process is
+      // the only writer (SQLite: a server's outbox worker writing between this transaction's read and its write
+      // would make the write fail with SQLITE_BUSY_SNAPSHOT).
+      await Promise.all(servers.map(stopServer));
     }
-    const [a, b] = bases as [string, string | undefined];
-    const cookie = await signUpManager(a, database.url, dataDir);
-
-    await listLatencies(a, cookie, new DemandesRepository(db, dbKind));
-
-    if (b) {
-      await eventLatencies(
-        a,
-        [
-          { label: 'the other instance', base: b },
-          { label: 'the same instance', base: a },
-        ],
-        cookie,
-        `PostgreSQL: change posted to instance :${ports[0]}, events read from instance :${ports[1]} (LISTEN/NOTIFY) and, for comparison, from :${ports[0]}.`,
-      );
-    } else {
-      await eventLatencies(
-        a,
-        [{ label: 'the same instance', base: a }],
-        cookie,
-        'SQLite: a second instance cannot share events (in-memory bus), so the change and its event are on the SAME instance.',
-      );
-    }
-
-    await csvExport(a, cookie, servers[0]!.pid!);
-    await bulkChange(a, cookie);
-    // After the SSE part (whose request keeps its seeded status until then), servers stopped: this process is
-    // the only writer (SQLite: a server's outbox worker writing between this transaction's read and its write
-    // would make the write fail with SQLITE_BUSY_SNAPSHOT).
-    await Promise.all(servers.map(stopServer));
-    await statusChanges(db, dbKind, `${REQUESTS} requests, ${kind}`);
+    if (ONLY !== 'list' && ONLY !== 'export') await statusChanges(db, dbKind, `${REQUESTS} requests, ${kind}`);
     console.log(`bench/gestion.ts done in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
   } finally {
     await Promise.all(servers.map(stopServer));

@@ -5,20 +5,18 @@
 // change them. The target is a fresh PostgreSQL database (dropped after) and s3rver on loopback, in a process of its
 // own (the migration's CPU is measured alone; a real bucket is further away). Without DATABASE_URL, says so and stops.
 import { fork } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Insertable } from 'kysely';
 import S3rver from 's3rver';
 import { lireArguments, migrer, resume, reussie } from '../src/server/cli/migrer-donnees.js';
 import { loadConfig } from '../src/server/config.js';
 import { migrate, openDatabase } from '../src/server/db/index.js';
-import type { DocumentTable } from '../src/server/db/schema.js';
 import { freshDatabaseUrl } from '../test/db.js';
 import { s3rverSansCourse } from '../test/s3.js';
-import { generatedRequest } from './seed.js';
+import { semerAvecDocuments } from './seed.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -58,37 +56,13 @@ async function bench(): Promise<void> {
     const { db } = openDatabase({ databaseUrl: undefined, dataDir: from });
     await migrate(db);
     let seeded = performance.now();
-    let octets = 0;
-    for (let i = 0; i < REQUESTS; i += 500) {
-      const requests = Array.from({ length: Math.min(500, REQUESTS - i) }, (_, j) => generatedRequest(i + j));
-      const documents: Insertable<DocumentTable>[] = [];
-      for (const request of requests) {
-        for (const [d, category] of (['identity', 'tax'] as const).entries()) {
-          const content = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(Math.round(DOC_KB * 1024 * (0.5 + Math.random()))), Buffer.from('\n%%EOF\n')]);
-          const id = randomUUID();
-          const storageKey = `${request.id}/${id}/${category}-${d + 1}-piece.pdf`;
-          await fsp.mkdir(path.dirname(path.join(from, 'uploads', storageKey)), { recursive: true });
-          await fsp.writeFile(path.join(from, 'uploads', storageKey), content);
-          octets += content.length;
-          documents.push({
-            id,
-            housingRequestId: request.id,
-            category,
-            position: d + 1,
-            storageKey,
-            originalName: 'piece.pdf',
-            contentType: 'application/pdf',
-            size: content.length,
-            sha256: createHash('sha256').update(content).digest('hex'),
-            uploadedAt: new Date().toISOString(),
-          });
-        }
-      }
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('housingRequests').values(requests).execute();
-        await trx.insertInto('documents').values(documents).execute();
-      });
-    }
+    // Two documents per request, a PDF of DOC_KB on average each.
+    const octets = await semerAvecDocuments(db, path.join(from, 'uploads'), REQUESTS, () =>
+      (['identity', 'tax'] as const).map((category) => ({
+        category,
+        content: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(Math.round(DOC_KB * 1024 * (0.5 + Math.random()))), Buffer.from('\n%%EOF\n')]),
+      })),
+    );
     await db.destroy();
     seeded = performance.now() - seeded;
     console.log(`source: SQLite, ${REQUESTS} requests, ${REQUESTS * 2} documents (${mb(octets)}) written in ${s(seeded)}`);

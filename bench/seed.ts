@@ -4,6 +4,9 @@
 // as people write them, dates over about three years, validities renewed or not. Deterministic in `n`
 // (a seeded generator per row); written straight into the database in batches of 500, one transaction each.
 import crypto from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Insertable } from 'kysely';
 import { ajouterMois, STATUTS_CLOTURES, VALIDITE_MOIS_DEFAUT } from '../src/domain/cycleDeVie.js';
 import { texteDeRecherche, type DemandeCreation } from '../src/domain/demande.js';
 import { foldForSearch } from '../src/domain/normalise.js';
@@ -17,7 +20,8 @@ import {
 } from '../src/domain/options.js';
 import { STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../src/domain/statut.js';
 import type { Db } from '../src/server/db/index.js';
-import type { NewDemande } from '../src/server/db/schema.js';
+import type { Categorie } from '../src/domain/documents.js';
+import type { DocumentTable, NewDemande } from '../src/server/db/schema.js';
 import { hashAccessKey, newAccessKey } from '../src/server/features/demandes/access.js';
 import { TACHE } from '../src/server/features/demandes/cycleDeVie.js';
 import { random } from '../test/generated-inputs.js';
@@ -246,4 +250,43 @@ export async function seedRequests(db: Db, count: number): Promise<number> {
     .onConflict((oc) => oc.column('nom').doUpdateSet({ derniereFin: new Date().toISOString() }))
     .execute();
   return (Date.now() - started) / 1000;
+}
+
+/**
+ * `count` generated requests (generatedRequest), each with the documents `fichiers` gives it, written as the app
+ * stores them: the file under `uploads` (`<request>/<document>/<category>-<n>-piece.pdf`) and its row, by
+ * batches of 500 requests in one transaction each. Answers the documents' total size in bytes.
+ */
+export async function semerAvecDocuments(db: Db, uploads: string, count: number, fichiers: () => { category: Categorie; content: Buffer }[]): Promise<number> {
+  let octets = 0;
+  for (let i = 0; i < count; i += 500) {
+    const requests = Array.from({ length: Math.min(500, count - i) }, (_, j) => generatedRequest(i + j));
+    const documents: Insertable<DocumentTable>[] = [];
+    for (const request of requests) {
+      for (const [d, { category, content }] of fichiers().entries()) {
+        const id = crypto.randomUUID();
+        const storageKey = `${request.id}/${id}/${category}-${d + 1}-piece.pdf`;
+        await fsp.mkdir(path.dirname(path.join(uploads, storageKey)), { recursive: true });
+        await fsp.writeFile(path.join(uploads, storageKey), content);
+        octets += content.length;
+        documents.push({
+          id,
+          housingRequestId: request.id,
+          category,
+          position: d + 1,
+          storageKey,
+          originalName: 'piece.pdf',
+          contentType: 'application/pdf',
+          size: content.length,
+          sha256: crypto.createHash('sha256').update(content).digest('hex'),
+          uploadedAt: new Date().toISOString(),
+        });
+      }
+    }
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('housingRequests').values(requests).execute();
+      if (documents.length > 0) await trx.insertInto('documents').values(documents).execute();
+    });
+  }
+  return octets;
 }

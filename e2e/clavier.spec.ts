@@ -27,6 +27,17 @@ async function expectFocusVisible(page: Page) {
   expect(largeur).toBeGreaterThanOrEqual(2);
 }
 
+/** Signs in from /connexion with the keyboard only: Tab to each field, type, Enter. */
+async function connexionAuClavier(page: Page, email: string) {
+  await page.goto('/connexion');
+  await tabulerJusqua(page, page.getByLabel('Adresse e-mail'));
+  await page.keyboard.type(email);
+  await tabulerJusqua(page, page.getByLabel(/^Mot de passe/u));
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/logement$/u);
+}
+
 test('a resident makes a request and sends a document with the keyboard only', { tag: '@clavier' }, async ({ page }) => {
   const numero = `013k${Date.now().toString(36)}`;
   await page.goto('/');
@@ -102,13 +113,7 @@ test('a resident makes a request and sends a document with the keyboard only', {
 test('an admin signs in and changes a role with the keyboard only', { tag: '@clavier' }, async ({ page }, testInfo) => {
   const admin = await manager(testInfo, 'admin');
   const gestionnaire = await manager(testInfo, 'manager');
-  await page.goto('/connexion');
-  await tabulerJusqua(page, page.getByLabel('Adresse e-mail'));
-  await page.keyboard.type(admin);
-  await tabulerJusqua(page, page.getByLabel(/^Mot de passe/u));
-  await page.keyboard.type(PASSWORD);
-  await page.keyboard.press('Enter');
-  await expect(page).toHaveURL(/\/logement$/u);
+  await connexionAuClavier(page, admin);
 
   await page.goto('/admin/utilisateurs');
   await tabulerJusqua(page, page.getByRole('textbox', { name: 'Rechercher' }));
@@ -123,5 +128,76 @@ test('an admin signs in and changes a role with the keyboard only', { tag: '@cla
   await expect(page.getByRole('status')).toContainText('Camille Mairie a maintenant le rôle habitant.');
   await expect(role).toHaveValue('habitant');
   await expect(role).toBeFocused();
+  await expectNoAxeViolation(page);
+});
+
+test('an admin issues an Open311 key and revokes it with the keyboard only', { tag: '@clavier' }, async ({ page }, testInfo) => {
+  const admin = await manager(testInfo, 'admin');
+  await connexionAuClavier(page, admin);
+
+  await page.goto('/admin/open311');
+  const libelle = `Voirie ${Date.now().toString(36)}`;
+  await tabulerJusqua(page, page.getByLabel(/^Qui utilisera la clé/u));
+  await expectFocusVisible(page);
+  await page.keyboard.type(libelle);
+  await page.keyboard.press('Enter');
+  // Shown once, with a way to copy it, reached by Tab.
+  const cle = page.getByRole('textbox', { name: 'Clé d’API' });
+  await expect(cle).not.toHaveValue('');
+  await tabulerJusqua(page, page.getByRole('button', { name: 'Copier la clé' }));
+  await expectFocusVisible(page);
+  await expectNoAxeViolation(page);
+
+  // Revoke: the dialog opens on « Annuler » (the safe choice); Tab reaches « Révoquer la clé », Enter revokes.
+  await tabulerJusqua(page, page.getByRole('button', { name: `Révoquer la clé « ${libelle} »` }));
+  await page.keyboard.press('Enter');
+  const dialogue = page.getByRole('dialog', { name: `Révoquer la clé « ${libelle} » ?` });
+  await expect(dialogue.getByRole('button', { name: 'Annuler' })).toBeFocused();
+  await expectNoAxeViolation(page, { dans: '[role="dialog"]' });
+  await page.keyboard.press('Tab');
+  await expect(dialogue.getByRole('button', { name: 'Révoquer la clé' })).toBeFocused();
+  await expectFocusVisible(page);
+  await page.keyboard.press('Enter');
+  await expect(dialogue).toHaveCount(0);
+  // Revoked: no longer offered for revocation; the focus is not lost to the page's top.
+  await expect(page.getByRole('button', { name: `Révoquer la clé « ${libelle} »` })).toHaveCount(0);
+  expect(await page.evaluate(() => document.activeElement !== document.body)).toBe(true);
+  await expectNoAxeViolation(page);
+});
+
+test('a manager resolves a technical report with the keyboard only, through its confirmation', { tag: '@clavier' }, async ({ page, request }, testInfo) => {
+  const tag = Date.now().toString(36);
+  const cree = await request.post('/app/api/technique/signalements', {
+    data: { categorie: 'eclairage', titre: `Lampadaire éteint ${tag}`, description: 'Éteint depuis trois soirs.', lat: 43.5286, lon: 5.4132, email: `clavier.${tag}@example.org`, nom: 'Inès Benali' },
+  });
+  expect(cree.status(), await cree.text()).toBe(201);
+  const { numero } = (await cree.json()).data as { numero: string };
+  const gestionnaire = await manager(testInfo);
+  await connexionAuClavier(page, gestionnaire);
+
+  await page.goto(`/technique/${numero}`);
+  const traitement = page.getByRole('region', { name: 'Traitement' });
+  const etat = traitement.getByRole('combobox', { name: 'Nouvel état' });
+  await tabulerJusqua(page, etat);
+  await expectFocusVisible(page);
+  // A closed native select: typing the option's first letters chooses it, as a keyboard user does.
+  await page.keyboard.type('Résolu');
+  await expect(etat).toHaveValue('resolu');
+  await tabulerJusqua(page, traitement.getByRole('textbox', { name: 'Message public' }));
+  await page.keyboard.type('Ampoule changée ce matin.');
+  await tabulerJusqua(page, traitement.getByRole('button', { name: 'Publier la mise à jour' }));
+  await page.keyboard.press('Enter');
+  // The confirmation opens on its action; Shift+Tab reaches « Ne pas changer », Tab comes back.
+  const dialogue = page.getByRole('dialog', { name: 'Passer le signalement à « Résolu » ?' });
+  const confirmer = dialogue.getByRole('button', { name: 'Passer à « Résolu »' });
+  await expect(confirmer).toBeFocused();
+  await expectFocusVisible(page);
+  await page.keyboard.press('Shift+Tab');
+  await expect(dialogue.getByRole('button', { name: 'Ne pas changer' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(confirmer).toBeFocused();
+  await expectNoAxeViolation(page, { dans: '[role="dialog"]' });
+  await page.keyboard.press('Enter');
+  await expect(traitement.getByText('État passé à « Résolu » ; la mise à jour est publiée.')).toBeFocused();
   await expectNoAxeViolation(page);
 });

@@ -1,4 +1,5 @@
 import { request as nouveauClient, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { STATUTS } from '../src/domain/statut.js';
 import { expect, test } from './fixtures.js';
 import { expectNoAxeViolation } from './axe.js';
 import { mailsDeStatut, manager, PASSWORD, signIn } from './gestion-aides.js';
@@ -234,8 +235,10 @@ test('with the keyboard only: the status select, the confirmation, then « Annul
   await expect(select).toHaveAttribute('aria-expanded', 'false');
   await expect(select).toBeFocused();
   await expect(select).toHaveValue('En attente des documents');
-  // Open again (on the current status), six steps down to « Radiée », and Enter.
+  // Open again (on the current status), six steps down to « Radiée », and Enter. The list is open before the steps
+  // (as above): arrows pressed while it opens were lost on a loaded CI machine.
   await page.keyboard.press('ArrowDown');
+  await expect(select).toHaveAttribute('aria-expanded', 'true');
   for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowDown');
   await expect(statuts.getByRole('option', { name: 'Radiée', exact: true })).toHaveAttribute('data-combobox-selected');
   await page.keyboard.press('Enter');
@@ -344,4 +347,40 @@ test('a manager follows a request, writes a private note and reads the journal; 
   await expect(resident.getByRole('region', { name: 'Instruction' })).toHaveCount(0);
   await expect(resident.getByText('Rappeler lundi')).toHaveCount(0);
   await resident.close();
+});
+
+test('every status shows whole on the managers’ list at 1280×800 and at 1024 px, axe clean with rows', { tag: '@bureau' }, async ({ page }, testInfo) => {
+  const tag = `t${Date.now().toString(36)}`;
+  const email = await manager(testInfo);
+  await signIn(page, email);
+  const origine = { Origin: new URL(testInfo.project.use.baseURL!).origin };
+  // One request in each of the eight statuses, the longest names included (« En attente des documents »).
+  for (const [i, statut] of STATUTS.entries()) {
+    const numeroUnique = `013s${tag}${i}`;
+    const res = await page.request.post('/app/api/logement', { data: { numeroUnique, prenom: 'Marie-Hélène', nom: `Statut${tag}`, email: `s${i}.${tag}@example.org`, motivations: 'x' }, headers: origine });
+    expect(res.status()).toBe(201);
+    if (statut === STATUTS[0]) continue;
+    const change = await page.request.post('/app/api/logement/update/status', { data: { logementId: numeroUnique, newStatus: statut }, headers: origine });
+    expect(change.status(), await change.text()).toBe(200);
+  }
+  await page.goto(`/logement/list?q=statut${tag}`);
+  await expect(page.getByText(`${STATUTS.length} demandes`)).toBeVisible();
+  for (const width of [1280, 1024]) {
+    await page.setViewportSize({ width, height: 800 });
+    const selects = page.getByRole('combobox', { name: /^Statut de la demande n° / });
+    await expect(selects).toHaveCount(STATUTS.length);
+    const vus = [];
+    for (const select of await selects.all()) {
+      const box = (await select.boundingBox())!;
+      expect(box.x + box.width, `${await select.inputValue()} at ${width} px`).toBeLessThanOrEqual(width);
+      // The whole name fits in its field: nothing cut (« En attente des docume… »).
+      expect(await select.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth), `${await select.inputValue()} at ${width} px`).toBe(true);
+      vus.push(await select.inputValue());
+    }
+    expect(vus.sort()).toEqual([...STATUTS].sort());
+    // Nothing scrolls sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await expectNoAxeViolation(page);
+    await page.screenshot({ path: `e2e/screenshots/liste-statuts-${width}.png` });
+  }
 });

@@ -11,14 +11,19 @@ export const PASSWORD = 'la sainte victoire au loin';
 /** A resident's phone, for the journeys where the town hall (at 1280 px) and a resident act together. */
 export const TELEPHONE = { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true } as const;
 
-/** A manager (or admin) account: signed up through the API, role set with the CLI (as the README says). */
-export async function manager(testInfo: TestInfo, role: 'manager' | 'admin' = 'manager'): Promise<string> {
-  const email = `${role === 'admin' ? 'admin' : 'gestion'}.${testInfo.project.name}.${Date.now()}@example.org`;
+let comptes = 0;
+
+/**
+ * A manager (or admin) account: signed up through the API, role set with the CLI (as the README says). `nom`: its
+ * first and last names (« Camille Mairie » unless told), as colleagues see them.
+ */
+export async function manager(testInfo: TestInfo, role: 'manager' | 'admin' = 'manager', nom = { prenom: 'Camille', nom: 'Mairie' }): Promise<string> {
+  const email = `${role === 'admin' ? 'admin' : 'gestion'}.${testInfo.project.name}.${Date.now()}.${++comptes}@example.org`;
   // A client of its own: the sign-up leaves a session cookie, and a later write from the same client would carry it
   // without the site's origin (refused, ORIGIN_REFUSED), e.g. a second account made in the same test.
   const inscription = await nouveauClient.newContext({ baseURL: testInfo.project.use.baseURL });
   const res = await inscription.post('/app/api/user/inscription', {
-    data: { nom: 'Mairie', prenom: 'Camille', birthday: '1985-02-02', residence: 'Mairie annexe', rue: 'Rue Charloun-Rieu', email, password: PASSWORD },
+    data: { ...nom, birthday: '1985-02-02', residence: 'Mairie annexe', rue: 'Rue Charloun-Rieu', email, password: PASSWORD },
   });
   expect(res.status(), await res.text()).toBe(201);
   await inscription.dispose();

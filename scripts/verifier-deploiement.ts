@@ -21,11 +21,12 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, envSchema, loadConfig } from '../src/server/config.js';
+import { portLibre } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const USAGE = 'Usage : npm run verifier-deploiement -- <un-serveur|plusieurs-instances> [--env <fichier.env>]';
@@ -550,17 +551,6 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Instances
-
-function portLibre(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const sonde = net.createServer();
-    sonde.once('error', reject);
-    sonde.listen(0, '127.0.0.1', () => {
-      const { port } = sonde.address() as net.AddressInfo;
-      sonde.close(() => resolve(port));
-    });
-  });
-}
 
 async function dossierTemporaire(prefixe: string): Promise<string> {
   const dossier = await fsp.mkdtemp(path.join(os.tmpdir(), prefixe));

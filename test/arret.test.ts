@@ -13,19 +13,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/server/db/index.js';
 import { freshDatabaseUrl } from './db.js';
 import { demande, multipart, SAMPLES } from './helpers.js';
+import { portLibre } from '../scripts/ports.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Server {
   child: ChildProcess;
@@ -51,7 +41,7 @@ async function start(env: Record<string, string>): Promise<Server & { dataDir: s
     await database.drop();
     await fsp.rm(dataDir, { recursive: true, force: true });
   });
-  const port = await freePort();
+  const port = await portLibre();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server/main.ts')], {
     cwd: ROOT,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../src/domain/erreurs.js';
-import { enArrierePlan } from '../src/server/worker/index.js';
+import { enArrierePlan, enArrierePlanCedant } from '../src/server/worker/index.js';
 import { createTestApp, demande, type TestContext } from './helpers.js';
 
 // The attestation PDF, the inspection of uploaded PDFs and the e-mails' composition run on a background
@@ -27,6 +27,16 @@ describe('work on the background thread', () => {
     // The thread still serves the next task.
     const pdf = await enArrierePlan('attestation', { ...bad, dateDEnregistrement: '2026-01-02T10:00:00.000Z', valideJusqua: '2027-01-02T10:00:00.000Z' }, new Date().toISOString());
     expect(Buffer.from(pdf).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('hands a PDF over to the thread rather than copying it: its bytes leave this thread, and are inspected there alike', async () => {
+    const octets = () => new Uint8Array(Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n'));
+    const copie = await enArrierePlan('inspecterPdf', octets());
+    const cede = octets();
+    expect(await enArrierePlanCedant('inspecterPdf', [cede.buffer], cede)).toEqual(copie);
+    expect(copie).toMatchObject({ ok: false, raison: 'actif' });
+    // Handed over: nothing left here (a 10 MB PDF is not held twice).
+    expect(cede.buffer.byteLength).toBe(0);
   });
 
   it('answers a failed attestation with the usual 500 in French, and keeps its e-mail to try again with the error', async () => {

@@ -443,7 +443,7 @@ describe('e-mail verification, password reset, e-mail change', () => {
     await oubli({ email, redirectTo: '/connexion/nouveau-mot-de-passe' });
     const expire = new URL(await lastLinkTo(email, '/reset-password/')).pathname.split('/').pop()!;
     expect(expire).not.toBe(token);
-    const { internalAdapter } = await ctx.app.deps.auth.$context;
+    const { internalAdapter } = await (await ctx.app.deps.auth.get()).$context;
     await internalAdapter.updateVerificationByIdentifier(`reset-password:${expire}`, { expiresAt: new Date(Date.now() - 1000) });
     perime(await reset({ token: expire, newPassword: 'encore un autre jardin' }));
   });

@@ -55,7 +55,7 @@ describe('the link mailed at sign-up', () => {
 
   it('lands there with error=TOKEN_EXPIRED once expired, INVALID_TOKEN when cut or made up, the address left unconfirmed', async () => {
     const { email } = await inscrire(ctx);
-    const { secret } = await ctx.app.deps.auth.$context;
+    const { secret } = await (await ctx.app.deps.auth.get()).$context;
     const user = await ctx.app.deps.db.selectFrom('user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
     // The link as better-auth writes it, 24 hours and a minute later.
     const expire = await createEmailVerificationToken(secret, email, undefined, -60, { userId: user.id });

@@ -124,7 +124,7 @@ describe('the session read of the lookup', () => {
   });
 
   it("reads a live session with one query, without better-auth's getSession", async () => {
-    const getSession = vi.spyOn(ctx.app.deps.auth.api, 'getSession');
+    const getSession = vi.spyOn((await ctx.app.deps.auth.get()).api, 'getSession');
     expect(await acces(possedee.numeroUnique, { cookie: owner.cookie })).toBe('complet');
     expect(await acces(possedee.numeroUnique, { cookie: manager.cookie })).toBe('complet');
     expect(getSession).not.toHaveBeenCalled();

@@ -105,7 +105,11 @@ describe('a round trip of corrections', () => {
     const statutSeul = await call('GET', '/logement/015corr0001');
     expect(statutSeul.json().data.acces).toBe('statut');
     expect(statutSeul.body).not.toContain('imposition');
+    expect(statutSeul.json().data).not.toHaveProperty('correction');
     expect(await ligne('015corr0001')).toMatchObject({ correction: 'demandee' });
+    // « Mes demandes » of the owning account says the town hall waits for them.
+    const mine = (await call('GET', '/logement/mine', { cookie: habitant.cookie })).json().data as { numeroUnique: string; correction: string | null }[];
+    expect(mine.find((d) => d.numeroUnique === '015corr0001')).toMatchObject({ correction: 'demandee' });
 
     // Asked again before the applicant answers: refused, nothing more stored or sent.
     const mailsAvant = (await mailsTo(ctx, EMAIL)).length;

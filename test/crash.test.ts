@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,22 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/server/db/index.js';
 import { freshDatabaseUrl } from './db.js';
 import { demande, filesUnder, multipart, SAMPLES } from './helpers.js';
+import { portLibre } from '../scripts/ports.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLIENTS = 50;
 const LOAD_MS = Number(process.env.CRASH_LOAD_MS ?? 2500);
 const RUNS = Number(process.env.CRASH_RUNS ?? 1);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Server {
   child: ChildProcess;
@@ -38,7 +27,7 @@ interface Server {
 
 /** The server as `npm run dev` runs it (tsx, no build), on its own port and data. */
 async function start(env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
+  const port = await portLibre();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server/main.ts')], {
     cwd: ROOT,

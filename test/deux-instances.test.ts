@@ -317,7 +317,7 @@ describe.skipIf(!actif)('two instances on one PostgreSQL, one Redis and one S3 s
       (e) => e.fini,
       'le lot',
     );
-    expect(etat).toEqual({ id, total: 5, faits: 5, inchanges: 0, echecs: 0, fini: true });
+    expect(etat).toEqual({ id, total: 5, faits: 5, inchanges: 0, completes: 0, echecs: 0, fini: true });
     // While one runs (its lease held), the other instance refuses a second one to the same manager.
     await A.deps.db.updateTable('lots').set({ fini: 0, bailJusqua: new Date(Date.now() + 60_000).toISOString() }).where('id', '=', id).execute();
     const second = await fetch(`${urlB}/app/api/lots`, {

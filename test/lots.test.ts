@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/server/db/index.js';
+import { InstructionRepository } from '../src/server/features/instruction/repository.js';
+import { InstructionService, MailDeLot } from '../src/server/features/instruction/service.js';
 import { createAccount, createTestApp, demande, mailsTo, type TestContext } from './helpers.js';
 
 // Bulk work on the managers' list (issue 12 point 7).
@@ -7,8 +9,9 @@ let ctx: TestContext;
 let manager: Awaited<ReturnType<typeof createAccount>>;
 let autre: Awaited<ReturnType<typeof createAccount>>;
 let habitant: Awaited<ReturnType<typeof createAccount>>;
+let collegue: Awaited<ReturnType<typeof createAccount>>;
 
-const call = (method: 'GET' | 'POST', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
+const call = (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
   ctx.app.inject({ method, url: `/app/api${url}`, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
 
 async function creer(numeroUnique: string, commentaires = ''): Promise<void> {
@@ -43,6 +46,7 @@ beforeAll(async () => {
   manager = await createAccount(ctx, 'manager', { prenom: 'Camille', nom: 'Durand' });
   autre = await createAccount(ctx, 'manager');
   habitant = await createAccount(ctx);
+  collegue = await createAccount(ctx, 'manager', { prenom: 'Samir', nom: 'Haddad' });
   for (let i = 1; i <= 6; i++) await creer(`015lot00000${i}`, i <= 4 ? 'Famille Lotie' : '');
 });
 afterAll(async () => ctx.close());
@@ -53,6 +57,12 @@ describe('bulk actions', () => {
     expect((await call('POST', '/lots', {}, body)).statusCode).toBe(401);
     expect((await call('POST', '/lots', { cookie: habitant.cookie }, body)).statusCode).toBe(403);
     expect((await statuts('015lot'))['015lot000001']).toBe('En attente des documents');
+    const confier = { selection: body.selection, action: { type: 'confier', gestionnaireId: collegue.uid } };
+    expect((await call('POST', '/lots', {}, confier)).statusCode).toBe(401);
+    expect((await call('POST', '/lots', { cookie: habitant.cookie }, confier)).statusCode).toBe(403);
+    expect((await call('POST', '/lots', { cookie: (await createAccount(ctx)).cookie }, confier)).statusCode).toBe(403);
+    expect((await ctx.app.deps.db.selectFrom('housingRequests').select('suiviePar').where('numeroUnique', '=', '015lot000001').executeTakeFirstOrThrow()).suiviePar).toBeNull();
+    expect(await ctx.app.deps.db.selectFrom('lots').select('id').execute()).toEqual([]);
   });
 
   it('change the status of the chosen requests, each with its history line and its e-mail, and count what was already so', async () => {
@@ -92,6 +102,116 @@ describe('bulk actions', () => {
     expect(await lot(manager.cookie, { selection: { mode: 'filtre', requete: 'suivi=moi' }, action: { type: 'suivre' } })).toMatchObject({ total: 0 });
   });
 
+  it('give the chosen requests to a colleague: each recorded in the audit, one e-mail to the colleague for the whole action, without the applicants’ data', async () => {
+    for (const n of ['015conf00001', '015conf00002', '015conf00003']) await creer(n);
+    // Samir follows the third already: left as it is, and not in his e-mail.
+    expect((await call('PUT', '/logement/015conf00003/suivi', { cookie: collegue.cookie }, { suivre: true })).statusCode).toBe(200);
+    const avant = (await mailsTo(ctx, collegue.email)).length;
+    const etat = await lot(manager.cookie, {
+      selection: { mode: 'numeros', numeros: ['015conf00001', '015conf00002', '015conf00003'] },
+      action: { type: 'confier', gestionnaireId: collegue.uid },
+    });
+    expect(etat).toMatchObject({ total: 3, faits: 2, inchanges: 1, echecs: 0, fini: true });
+    const rows = await ctx.app.deps.db
+      .selectFrom('housingRequests')
+      .select(['id', 'numeroUnique', 'suiviePar'])
+      .where('numeroUnique', 'like', '015conf%')
+      .orderBy('numeroUnique')
+      .execute();
+    expect(rows.map((r) => r.suiviePar)).toEqual([collegue.uid, collegue.uid, collegue.uid]);
+    const lignes = await ctx.app.deps.db
+      .selectFrom('journalGestion')
+      .select(['housingRequestId', 'action', 'acteurUserId', 'detail'])
+      .where('housingRequestId', 'in', rows.map((r) => r.id))
+      .where('action', '=', 'confie')
+      .orderBy('le')
+      .execute();
+    expect(lignes).toEqual([
+      { housingRequestId: rows[0]!.id, action: 'confie', acteurUserId: manager.uid, detail: collegue.uid },
+      { housingRequestId: rows[1]!.id, action: 'confie', acteurUserId: manager.uid, detail: collegue.uid },
+    ]);
+    const journal = (await call('GET', '/logement/015conf00001/journal', { cookie: autre.cookie })).json().data;
+    expect(journal).toEqual([expect.objectContaining({ action: 'confie', par: 'Camille Durand', detail: 'Samir Haddad' })]);
+
+    // One e-mail, sent at the end, naming both requests and their pages, and where to find them.
+    const outbox = await ctx.app.deps.db.selectFrom('mailOutbox').selectAll().where('recipient', '=', collegue.email).where('key', 'like', 'confier:%').execute();
+    expect(outbox).toHaveLength(1);
+    expect(outbox[0]).toMatchObject({ subject: '2 demandes de logement vous sont confiées', housingRequestId: null });
+    const mails = (await mailsTo(ctx, collegue.email)).slice(avant);
+    expect(mails).toHaveLength(1);
+    const mail = mails[0]!;
+    for (const n of ['015conf00001', '015conf00002']) expect(mail).toContain(`http://quartier.test/logement/${n}`);
+    expect(mail).not.toContain('015conf00003');
+    expect(mail).toContain('http://quartier.test/logement/list?suivi=moi');
+    expect(mail).toContain('Camille Durand vous a confi');
+    expect(mail).not.toMatch(/H=C3=A9l=C3=A8ne|Hélène|Martin|015conf0000\d@example\.org|Logement trop petit/u);
+    // Given again: nothing changes, nobody is told.
+    expect(await lot(manager.cookie, { selection: { mode: 'filtre', requete: 'q=015conf' }, action: { type: 'confier', gestionnaireId: collegue.uid } })).toMatchObject({
+      total: 3,
+      faits: 0,
+      inchanges: 3,
+    });
+    expect((await mailsTo(ctx, collegue.email)).length).toBe(avant + 1);
+  });
+
+  it('given to oneself, are followed, with no e-mail', async () => {
+    const avant = (await ctx.app.deps.db.selectFrom('mailOutbox').select('id').execute()).length;
+    expect(await lot(autre.cookie, { selection: { mode: 'numeros', numeros: ['015conf00001'] }, action: { type: 'confier', gestionnaireId: autre.uid } })).toMatchObject({ faits: 1 });
+    expect((await ctx.app.deps.db.selectFrom('housingRequests').select('suiviePar').where('numeroUnique', '=', '015conf00001').executeTakeFirstOrThrow()).suiviePar).toBe(autre.uid);
+    expect((await ctx.app.deps.db.selectFrom('mailOutbox').select('id').execute()).length).toBe(avant);
+  });
+
+  it('refuse, before anything starts, to give requests to an account that is not a manager’s (400, in French)', async () => {
+    const lots = (await ctx.app.deps.db.selectFrom('lots').select('id').execute()).length;
+    for (const gestionnaireId of [habitant.uid, 'inconnu']) {
+      const res = await call('POST', '/lots', { cookie: manager.cookie }, { selection: { mode: 'numeros', numeros: ['015conf00002'] }, action: { type: 'confier', gestionnaireId } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'GESTIONNAIRE_INCONNU', message: 'Ce compte n’est pas (ou plus) celui d’un gestionnaire : choisissez un collègue dans la liste.' });
+    }
+    const vide = await call('POST', '/lots', { cookie: manager.cookie }, { selection: { mode: 'numeros', numeros: ['015conf00002'] }, action: { type: 'confier' } });
+    expect(vide.statusCode).toBe(400);
+    expect(vide.json().error.fields.action).toBe('Choisissez le gestionnaire à qui confier la demande.');
+    expect((await ctx.app.deps.db.selectFrom('lots').select('id').execute()).length).toBe(lots);
+    expect((await ctx.app.deps.db.selectFrom('housingRequests').select('suiviePar').where('numeroUnique', '=', '015conf00002').executeTakeFirstOrThrow()).suiviePar).toBe(collegue.uid);
+  });
+
+  it('keep their one e-mail in step with what is committed: queued past the lease while the action runs (a crash still tells), a new one once it started to leave', async () => {
+    for (const n of ['015mail00001', '015mail00002', '015mail00003']) await creer(n);
+    const ids = await ctx.app.deps.db.selectFrom('housingRequests').select(['id', 'numeroUnique']).where('numeroUnique', 'like', '015mail%').orderBy('numeroUnique').execute();
+    const instruction = new InstructionService({
+      repository: new InstructionRepository(ctx.app.deps.db),
+      now: () => new Date(),
+      envoi: { mailer: ctx.app.deps.mailer, publicUrl: ctx.config.publicUrl },
+      bus: ctx.app.deps.bus,
+      log: ctx.app.log,
+    });
+    const mailDeLot = new MailDeLot(crypto.randomUUID(), 120_000);
+    const enFile = () =>
+      ctx.app.deps.db.selectFrom('mailOutbox').select(['key', 'subject', 'body', 'sendAfter', 'sentAt']).where('key', 'like', `confier:${mailDeLot.lotId}:%`).orderBy('key').execute();
+    await instruction.confier(ids[0]!.id, manager.uid, collegue.uid, mailDeLot);
+    await instruction.confier(ids[1]!.id, manager.uid, collegue.uid, mailDeLot);
+    // One mail naming both, due past the lease: what a crash now would leave to be sent.
+    let file = await enFile();
+    expect(file).toHaveLength(1);
+    expect(file[0]!.subject).toBe('2 demandes de logement vous sont confiées');
+    expect(file[0]!.body).toContain('015mail00001');
+    expect(file[0]!.body).toContain('015mail00002');
+    expect(Date.parse(file[0]!.sendAfter)).toBeGreaterThan(Date.now() + 60_000);
+    // The mail started to leave (claimed): the next request goes into a new one, and the first is left alone.
+    await ctx.app.deps.db.updateTable('mailOutbox').set({ claimedAt: new Date().toISOString(), claimToken: 'ailleurs' }).where('key', '=', mailDeLot.cle(0)).execute();
+    await instruction.confier(ids[2]!.id, manager.uid, collegue.uid, mailDeLot);
+    file = await enFile();
+    expect(file.map((m) => [m.key, m.subject])).toEqual([
+      [mailDeLot.cle(0), '2 demandes de logement vous sont confiées'],
+      [mailDeLot.cle(1), 'Demande confiée — demande de logement n° 015mail00003'],
+    ]);
+    // The end: the one still queued leaves now.
+    await instruction.envoyerMailDeLot(mailDeLot);
+    file = await enFile();
+    expect(Date.parse(file[1]!.sendAfter)).toBeLessThanOrEqual(Date.now());
+    expect(file[0]!.sentAt).toBeNull();
+  });
+
   it('count a request erased meanwhile as failed, and show progress to its owner only', async () => {
     const id = (await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '015lot000004').executeTakeFirstOrThrow()).id;
     expect((await call('POST', '/logement/015lot000004/retirer', {}, undefined)).statusCode).toBe(403);
@@ -119,7 +239,7 @@ describe('bulk actions', () => {
     const body = { selection: { mode: 'numeros', numeros: ['015lot000006'] }, action: { type: 'suivre' } };
     expect((await call('POST', '/lots', { cookie: manager.cookie }, body)).statusCode).toBe(409);
     await ctx.app.deps.db.updateTable('lots').set({ bailJusqua: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id).execute();
-    expect((await call('GET', `/lots/${id}`, { cookie: manager.cookie })).json().data).toEqual({ id, total: 1, faits: 0, inchanges: 0, echecs: 0, fini: true, interrompu: true });
+    expect((await call('GET', `/lots/${id}`, { cookie: manager.cookie })).json().data).toEqual({ id, total: 1, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: true, interrompu: true });
     expect(await lot(manager.cookie, body)).toMatchObject({ total: 1, fini: true });
   });
 

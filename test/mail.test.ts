@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { createMailer, retryDelayMs } from '../src/server/mail/index.js';
 import { createTestApp, demande, type TestContext } from './helpers.js';
+import { portLibre } from '../scripts/ports.js';
 
 // A real SMTP server on loopback: the mail goes through nodemailer's SMTP transport, not a file.
 const received: { to: string[]; raw: string }[] = [];
@@ -68,15 +69,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const emlIn = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
 const outboxRow = (app: FastifyInstance, subject: string) => app.deps.db.selectFrom('mailOutbox').selectAll().where('subject', '=', subject).executeTakeFirstOrThrow();
 
-/** A loopback port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 describe('the outbox (migration 0005): queued in the database, delivered by a loop, never lost', () => {
   it('keeps a queued mail across a restart: nothing leaves at close, the next start sends it once due', async () => {
     const first = await createTestApp();
@@ -118,7 +110,7 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
   });
 
   it('keeps a mail the SMTP server could not take, with the attempt and its error, and sends it at a later try', async () => {
-    const port = await freePort();
+    const port = await portLibre();
     const down = await createTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}` });
     let back: SMTPServer | undefined;
     try {
@@ -168,6 +160,64 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
     } finally {
       await mailer.close();
       await app.close();
+    }
+  });
+
+  it('sends to several recipients at once over kept SMTP connections, each recipient’s mails in their order', async () => {
+    // A slow mail server (80 ms a message, 250 ms for the first status) that counts its connections and the messages it holds at once.
+    const recus: { to: string; subject: string }[] = [];
+    let connexions = 0;
+    let enCours = 0;
+    let auPlus = 0;
+    const lent = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onConnect(_session, callback) {
+        connexions += 1;
+        callback();
+      },
+      onData(stream, session, callback) {
+        enCours += 1;
+        auPlus = Math.max(auPlus, enCours);
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          const subject = /^Subject: (.*)$/mu.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? '';
+          setTimeout(() => {
+            recus.push({ to: session.envelope.rcptTo[0]!.address, subject });
+            enCours -= 1;
+            callback();
+          }, subject === 'Statut 1' ? 250 : 80);
+        });
+      },
+    });
+    await new Promise<void>((resolve) => lent.listen(0, '127.0.0.1', resolve));
+    const app = await createTestApp();
+    await app.app.deps.mailer.close();
+    const mailer = createMailer({
+      smtpUrl: `smtp://127.0.0.1:${(lent.server.address() as AddressInfo).port}`,
+      mailDir: path.join(app.dataDir, 'mail'),
+      from: 'Mairie <mairie@example.org>',
+      log: app.app.log,
+      outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
+    });
+    try {
+      // Ten mails, three of them to one person: queued together, claimed in one pass.
+      await app.app.deps.db.transaction().execute(async (trx) => {
+        for (const etape of ['Statut 1', 'Statut 2', 'Statut 3']) await mailer.enqueue({ to: 'meme@example.org', subject: etape, text: 'Bonjour' }, { trx });
+        for (let i = 0; i < 7; i++) await mailer.enqueue({ to: `autre${i}@example.org`, subject: `Autre ${i}`, text: 'Bonjour' }, { trx });
+      });
+      await mailer.idle();
+      expect(recus).toHaveLength(10);
+      expect(recus.filter((r) => r.to === 'meme@example.org').map((r) => r.subject)).toEqual(['Statut 1', 'Statut 2', 'Statut 3']);
+      // Side by side, never more than four; the connections are kept from one mail to the next.
+      expect(auPlus).toBeGreaterThan(1);
+      expect(auPlus).toBeLessThanOrEqual(4);
+      expect(connexions).toBeLessThanOrEqual(4);
+    } finally {
+      await mailer.close();
+      await app.close();
+      await new Promise<void>((resolve) => lent.close(() => resolve()));
     }
   });
 

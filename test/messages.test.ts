@@ -173,3 +173,68 @@ describe('messages', () => {
     expect(filesUnder(path.join(ctx.dataDir, 'uploads')).filter((f) => f.startsWith(id))).toEqual([]);
   });
 });
+
+describe('the applicant’s message on a request nobody follows', () => {
+  const NUMERO = '017msg000002';
+  let cle = '';
+  let autre: Awaited<ReturnType<typeof createAccount>>;
+  let ancien: Awaited<ReturnType<typeof createAccount>>;
+  /** The e-mails « Nouveau message » about this request an address received (the body is quoted-printable). */
+  const avis = async (email: string) => (await mailsTo(ctx, email)).filter((m) => m.includes('Le demandeur a =C3=A9crit un message') && m.includes(NUMERO));
+  const ecrit = async (texte: string) => expect((await call('POST', `/logement/${NUMERO}/messages`, { 'x-access-key': cle }, { texte })).statusCode).toBe(201);
+  // Each step a little later than the previous: « last » is by time.
+  const plusTard = () => new Promise((r) => setTimeout(r, 5));
+
+  beforeAll(async () => {
+    autre = await createAccount(ctx, 'manager', { prenom: 'Samir', nom: 'Haddad' });
+    ancien = await createAccount(ctx, 'manager', { prenom: 'Léa', nom: 'Roux' });
+    const res = await call('POST', '/logement', {}, demande({ numeroUnique: NUMERO, email: 'moussa.kone@example.org' }));
+    expect(res.statusCode).toBe(201);
+    cle = res.json().data.accessKey;
+  });
+
+  it('e-mails nobody while no manager wrote or asked for corrections: the unread count remains', async () => {
+    await ecrit('Bonjour, où en est ma demande ?');
+    for (const m of [manager, autre, ancien]) expect(await avis(m.email)).toEqual([]);
+    const ligne = ((await call('GET', `/logement?q=${NUMERO}`, { cookie: manager.cookie })).json().data as { messagesNonLus: number }[])[0]!;
+    expect(ligne.messagesNonLus).toBe(1);
+  });
+
+  it('e-mails the manager who last asked for corrections or last wrote in the thread, without the text', async () => {
+    expect((await call('POST', `/logement/${NUMERO}/corrections`, { cookie: autre.cookie }, { motif: 'Votre avis d’imposition est illisible.' })).statusCode).toBe(201);
+    await plusTard();
+    await ecrit('Voici un nouvel avis, plus lisible.');
+    expect(await avis(autre.email)).toHaveLength(1);
+    expect(await avis(manager.email)).toEqual([]);
+    const mail = (await avis(autre.email))[0]!;
+    expect(mail).toContain('que personne ne suit');
+    expect(mail).toContain(`http://quartier.test/logement/${NUMERO}`);
+    expect(mail).not.toContain('plus lisible');
+
+    // Camille writes after Samir asked: the next message is for Camille.
+    await plusTard();
+    expect((await call('POST', `/logement/${NUMERO}/messages`, { cookie: manager.cookie }, { texte: 'Bien reçu, merci.' })).statusCode).toBe(201);
+    await plusTard();
+    await ecrit('Merci pour tout.');
+    expect(await avis(manager.email)).toHaveLength(1);
+    expect(await avis(autre.email)).toHaveLength(1);
+    expect((await avis(manager.email)).join('\n')).not.toContain('pour tout');
+  });
+
+  it('skips an account that is no longer a manager, and tells the follower first when there is one', async () => {
+    await plusTard();
+    expect((await call('POST', `/logement/${NUMERO}/messages`, { cookie: ancien.cookie }, { texte: 'Je passe le dossier à un collègue.' })).statusCode).toBe(201);
+    await ctx.app.deps.db.updateTable('user').set({ userType: 'habitant' }).where('id', '=', ancien.uid).execute();
+    await plusTard();
+    await ecrit('Entendu.');
+    expect(await avis(ancien.email)).toEqual([]);
+    expect(await avis(manager.email)).toHaveLength(2);
+
+    expect((await call('PUT', `/logement/${NUMERO}/suivi`, { cookie: autre.cookie }, { suivre: true })).statusCode).toBe(200);
+    await ecrit('Une dernière question.');
+    const suivis = await avis(autre.email);
+    expect(suivis).toHaveLength(2);
+    expect(suivis.at(-1)).toContain('que vous suivez');
+    expect(await avis(manager.email)).toHaveLength(2);
+  });
+});

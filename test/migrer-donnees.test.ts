@@ -167,6 +167,7 @@ describe.skipIf(!process.env.DATABASE_URL)('npm run migrate-data: SQLite and dis
     avatar: Buffer;
     dernierSignalement: string;
     nomCherche: string;
+    etiquette: string;
   };
 
   const args = (...autres: string[]) => ['--from', source, '--to', cible.url, ...autres];
@@ -210,6 +211,11 @@ describe.skipIf(!process.env.DATABASE_URL)('npm run migrate-data: SQLite and dis
     expect(statut.statusCode, statut.body).toBe(200);
     const note = await ancien.appel({ method: 'POST', url: `/app/api/logement/${faits.demande.numero}/notes`, headers: admin, payload: { texte: 'Dossier complet, à présenter en commission.' } });
     expect(note.statusCode, note.body).toBe(201);
+    const etiquette = await ancien.appel({ method: 'POST', url: '/app/api/etiquettes', headers: admin, payload: { nom: 'Commission', couleur: 'vert' } });
+    expect(etiquette.statusCode, etiquette.body).toBe(201);
+    faits.etiquette = etiquette.json().data.id as string;
+    const posee = await ancien.appel({ method: 'PUT', url: `/app/api/logement/${faits.demande.numero}/etiquettes`, headers: admin, payload: { ids: [faits.etiquette] } });
+    expect(posee.statusCode, posee.body).toBe(200);
 
     await signaler(ancien, 2, faits.habitant.cookie);
     await signaler(ancien, 1);
@@ -379,6 +385,9 @@ describe.skipIf(!process.env.DATABASE_URL)('npm run migrate-data: SQLite and dis
       const trouvees = await nouveau.appel({ method: 'GET', url: `/app/api/logement?q=${faits.nomCherche.slice(0, 8).toLowerCase()}`, headers: admin });
       expect(trouvees.statusCode, trouvees.body).toBe(200);
       expect((trouvees.json().data as { numeroUnique: string }[]).map((d) => d.numeroUnique)).toEqual([faits.demande.numero]);
+      // A label and a search together (PostgreSQL reads the labels each request's row carries: filled as the rows came).
+      const etiquetees = await nouveau.appel({ method: 'GET', url: `/app/api/logement?etiquette=${faits.etiquette}&q=${faits.nomCherche.slice(0, 8).toLowerCase()}`, headers: admin });
+      expect((etiquetees.json().data as { numeroUnique: string }[]).map((d) => d.numeroUnique)).toEqual([faits.demande.numero]);
       const tout = await nouveau.appel({ method: 'GET', url: '/app/api/logement', headers: admin });
       expect(tout.json().total).toBe(8);
       const rapports = await nouveau.appel({ method: 'GET', url: '/app/api/technique/gestion/signalements?q=penche', headers: admin });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pointA } from '../src/domain/geometrie.js';
 import { MESSAGES_OPEN311, OPEN311_SPECIFICATION } from '../src/domain/open311.js';
 import { CATEGORIES_PAR_DEFAUT, HORS_PERIMETRE } from '../src/domain/signalements.js';
-import { authSecret } from '../src/server/auth/index.js';
+import { authSecret } from '../src/server/auth/secret.js';
 import { SignalementsRepository } from '../src/server/features/signalements/repository.js';
 import { SignalementsService } from '../src/server/features/signalements/service.js';
 import { LocalStorage } from '../src/server/storage/index.js';

@@ -17,23 +17,12 @@ import { MagasinPostgres, optionsDesLimites } from '../src/server/partage/limite
 import { freshDatabaseUrl } from './db.js';
 import { createTestApp, demande } from './helpers.js';
 import { REDIS_URL, redisRepond } from './redis.js';
+import { portLibre } from '../scripts/ports.js';
 
 const surPostgres = Boolean(process.env.DATABASE_URL);
 const MESSAGE_429 = 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.';
 
 const avecRedis = await redisRepond(REDIS_URL);
-
-/** A local port nobody listens on. */
-function portFerme(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const sonde = net.createServer();
-    sonde.once('error', reject);
-    sonde.listen(0, '127.0.0.1', () => {
-      const { port } = sonde.address() as net.AddressInfo;
-      sonde.close(() => resolve(port));
-    });
-  });
-}
 
 /** A test's own configuration (a fresh database and folder), with `env` on top; `nettoyer` drops them. */
 async function configDeTest(env: Record<string, string>): Promise<{ config: Config; nettoyer(): Promise<void> }> {
@@ -154,7 +143,7 @@ describe('Redis away', () => {
   const logs = journal();
 
   beforeAll(async () => {
-    const port = await portFerme();
+    const port = await portLibre();
     const test = await configDeTest({ REDIS_URL: `redis://:mot-de-passe-redis@127.0.0.1:${port}`, REDIS_PREFIX: `qv-absent-${randomBytes(3).toString('hex')}:` });
     nettoyer = test.nettoyer;
     app = await buildApp(test.config, { logger: logs.logger, rateLimits: { create: { max: 1, timeWindow: '1 minute' }, upload: false, adresses: false, inscription: false, auth: false } });

@@ -51,6 +51,12 @@ describe('the managers’ search', () => {
     ["d'artagnan", ['013rech00003']],
     ['dartagnan', ['013rech00003']],
     ['33799', ['013rech00003']],
+    // Signs typed where the stored text has others, or none: the typed word's letters and digits alone match too.
+    ['le-bihan', ['013rech00002']],
+    ['jean.yves', ['013rech00002']],
+    ["d-artagnan", ['013rech00003']],
+    ['06-12-34', ['013rech00001']],
+    ['04-42-00-11-22', ['013rech00002']],
     ['zz9', []],
   ])('« %s » finds %j', async (q, expected) => {
     expect(await trouve(q)).toEqual(expected);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpsErreurSchema } from '../src/domain/corpsErreur.js';
 import { reserve } from '../src/server/auth/guards.js';
 import { installErrorHandlers } from '../src/server/errors.js';
+import { ecriture } from '../src/server/serializer.js';
 import { apiRoutes, BAD_BODIES, BAD_PARAMS, BAD_QUERIES, fill as fillWith, generateCases, paramNames, problemWith, send as sendTo, type Answer } from './generated-inputs.js';
 import { createAccount, createTestApp, demande, multipart, SAMPLES, type TestContext } from './helpers.js';
 
@@ -68,6 +69,12 @@ describe('the route table', () => {
     const table = routes().map((r) => `${r.method} ${r.url}`);
     expect(table.length).toBeGreaterThan(25);
     expect(table).toEqual(expect.arrayContaining(['POST /app/api/logement', 'GET /app/api/logement/:numeroUnique', 'POST /app/api/logement/update/status', 'GET /app/api/evenements']));
+  });
+
+  it('writes every answer of every route from its schema (the writers are made lazily, at a route’s first answer)', () => {
+    const schemas = ctx.app.routeTable.flatMap((route) => Object.entries((route.schema?.response ?? {}) as Record<string, unknown>).map(([status, schema]) => [`${String(route.method)} ${route.url} ${status}`, schema] as const));
+    expect(schemas.length).toBeGreaterThan(100);
+    for (const [name, schema] of schemas) expect(() => ecriture(schema), name).not.toThrow();
   });
 
   // Signed-in callers send the site's Origin, as a browser does: their requests go past the origin check.

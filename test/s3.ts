@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { clientS3 } from '../src/server/storage/s3.js';
@@ -32,18 +36,51 @@ const ACCES = 'S3RVER';
 
 let corrige = false;
 /**
- * s3rver removes a folder left empty by a deletion while another request is about to write in it (the temp objects'
- * `.tmp/`): with several uploads at once it crashes on ENOENT. Patched in this process so that deletions leave the
- * folders (once; every server this process starts has it).
+ * Two races of s3rver, patched in this process (once; every server it starts has them):
+ * - it removes a folder left empty by a deletion while another request is about to write in it (the temp objects'
+ *   `.tmp/`): with several uploads at once it crashes on ENOENT. Deletions leave the folders;
+ * - it answers a PUT (object or part) once the body is read, before the file is written, or even opened: a copy made
+ *   right after could find no object (NoSuchKey, seen once in CI) or a short one. It answers once the file is closed.
  */
 export function s3rverSansCourse(): void {
   if (corrige) return;
   corrige = true;
-  const Store = createRequire(import.meta.url)('s3rver/lib/stores/filesystem.js') as {
-    prototype: { deleteObject(bucket: string, key: string): Promise<void>; getResourcePath(bucket: string, key: string, resource: string): string };
-  };
-  Store.prototype.deleteObject = async function (this: typeof Store.prototype, bucket: string, key: string) {
+  interface Store {
+    deleteObject(bucket: string, key: string): Promise<void>;
+    getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+    putObject(object: { bucket: string; key: string; content: Buffer | Readable; metadata: unknown }): Promise<{ size: number; md5: string }>;
+    putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+    putPart(bucket: string, uploadId: string, partNumber: number, content: Readable): Promise<{ size: number; md5: string }>;
+  }
+  const Store = createRequire(import.meta.url)('s3rver/lib/stores/filesystem.js') as { prototype: Store };
+  Store.prototype.deleteObject = async function (this: Store, bucket, key) {
     for (const resource of ['object', 'object.md5', 'metadata.json']) await fsp.rm(this.getResourcePath(bucket, key, resource), { force: true });
+  };
+  /** Writes the bytes to the file and settles once it is closed. */
+  const ecrire = async (content: Buffer | Readable, fichier: string) => {
+    await fsp.mkdir(path.dirname(fichier), { recursive: true });
+    const md5 = createHash('md5');
+    let size = 0;
+    const compter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        md5.update(chunk);
+        size += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, compter, fs.createWriteStream(fichier));
+    return { size, md5: md5.digest('hex') };
+  };
+  Store.prototype.putObject = async function (this: Store, object) {
+    const ecrit = await ecrire(object.content, this.getResourcePath(object.bucket, object.key, 'object'));
+    await this.putMetadata(object.bucket, object.key, object.metadata, ecrit.md5);
+    return ecrit;
+  };
+  Store.prototype.putPart = async function (this: Store, bucket, uploadId, partNumber, content) {
+    const fichier = path.join(this.getResourcePath(bucket, undefined, 'uploads'), uploadId, String(partNumber));
+    const ecrit = await ecrire(content, fichier);
+    await fsp.writeFile(`${fichier}.md5`, ecrit.md5);
+    return ecrit;
   };
 }
 

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { pointA } from '../src/domain/geometrie.js';
@@ -449,6 +450,24 @@ describe('npm run backup, npm run restore', { timeout: 90_000 }, () => {
     } finally {
       await db.destroy();
     }
+  });
+
+  it('refuses while another session uses the target database (PostgreSQL); a session that closes as it starts is waited for', async () => {
+    if (!ctx.config.databaseUrl) return;
+    const target = await freshTarget();
+    const autre = new pg.Client({ connectionString: target.databaseUrl });
+    await autre.connect();
+    try {
+      expect(await restoreRun([archive], target.env)).toEqual({ code: 3, out: autresConnexions(1) });
+    } finally {
+      await autre.end();
+    }
+    // A session that ends as the restore starts (a server just stopped, its connections still closing) is waited for.
+    const finissante = new pg.Client({ connectionString: target.databaseUrl });
+    await finissante.connect();
+    const fermeture = new Promise((resolve) => setTimeout(resolve, 500)).then(() => finissante.end());
+    expect((await restoreRun([archive], target.env)).code).toBe(0);
+    await fermeture;
   });
 
   it('refuses while a server answers on the configured port (SQLite), and explains its usage', async () => {

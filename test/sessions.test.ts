@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authSecret, creerSecret } from '../src/server/auth/index.js';
+import { authSecret, creerSecret } from '../src/server/auth/secret.js';
 import type { Config } from '../src/server/config.js';
 import { withHashedSessionTokens } from '../src/server/auth/sessions-tokens.js';
 import { migrator, openDatabase } from '../src/server/db/index.js';

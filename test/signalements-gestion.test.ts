@@ -227,6 +227,17 @@ describe('the managers’ list: search', () => {
     expect(row).toMatchObject({ numero: masque.numero, email: masque.email, nom: 'Nom Masqué', titre: 'Banc cassé contactable', contenuMasque: false, doublonDe: null });
   });
 
+  it('finds words of two letters anywhere in a word, folded, all required; none when no text has them (PostgreSQL: by the index of pairs)', async () => {
+    const kz = await signaler({ titre: 'Borne KZ-Ökw renversée', adresse: 'Allée d’Ornano, 13090 Aix-en-Provence' });
+    const fin = await signaler({ titre: 'Poubelle débordante', description: 'Au coin de la rue, près du kiosque qx' });
+    expect(await numerosDe('q=kz&parPage=200')).toEqual([kz.numero]);
+    expect(await numerosDe(`q=${encodeURIComponent('ÖK')}&parPage=200`)).toEqual([kz.numero]);
+    expect(await numerosDe('q=qx&parPage=200')).toEqual([fin.numero]);
+    expect(await numerosDe(`q=${encodeURIComponent('qx ki')}&parPage=200`)).toEqual([fin.numero]);
+    expect(await numerosDe(`q=${encodeURIComponent('qx kz')}&parPage=200`)).toEqual([]);
+    expect(await liste('q=zq')).toMatchObject({ data: [], total: 0, totalExact: true });
+  });
+
   it('finds the new report, and a report by its new text after an erasure written elsewhere (no stale address left in the search)', async () => {
     const { numero } = await signaler({ email: 'efface.moi@example.org', nom: 'Gaston Effacé', titre: 'DÉPÔT sauvage effacetout', adresse: 'Allée d’Ornano' });
     expect(await numerosDe('q=efface.moi')).toEqual([numero]);

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distanceM, pointA } from '../src/domain/geometrie.js';
 import { CATEGORIES_PAR_DEFAUT, HORS_PERIMETRE, PHOTO_COTE_MAX, type EvenementSignalement } from '../src/domain/signalements.js';
-import { authSecret } from '../src/server/auth/index.js';
+import { authSecret } from '../src/server/auth/secret.js';
 import { LocalStorage } from '../src/server/storage/index.js';
 import { SignalementsRepository } from '../src/server/features/signalements/repository.js';
 import { SignalementsService, type Changement } from '../src/server/features/signalements/service.js';

@@ -233,6 +233,13 @@ export const demandeStatutVueSchema = z.object({
 });
 export type DemandeStatutVue = z.infer<typeof demandeStatutVueSchema>;
 
+/**
+ * A request in its owner's « Mes demandes »: the status view and whether the town hall awaits corrections from
+ * them (`demandee`), or they have answered (`faite`); never in the status view anyone with the numéro sees.
+ */
+export const maDemandeSchema = demandeStatutVueSchema.extend({ correction: z.enum(ETAT_CORRECTION_VALUES).nullable() });
+export type MaDemande = z.infer<typeof maDemandeSchema>;
+
 /** What the private-link holder, the owner and managers see. */
 export const demandeCompleteSchema = z.object({
   acces: z.literal('complet'),
@@ -294,6 +301,8 @@ export const ligneDemandeSchema = z.object({
   correction: z.enum(ETAT_CORRECTION_VALUES).nullable(),
   /** The applicant's messages no manager has read yet. */
   messagesNonLus: z.number(),
+  /** The account id of the manager who follows it (« Suivie par »), or null; the page names them (GET /gestionnaires). */
+  suiviePar: z.string().nullable(),
   /** The ids of its labels (src/domain/etiquettes.ts), read apart from the row. */
   etiquettes: z.array(z.string()),
 });
@@ -449,9 +458,15 @@ export interface EvenementDirect {
   /** The previous status; null for a new request. The same as the status when something else changed (`quoi`). */
   de: Statut | null;
   date: string;
-  /** What changed when the status did not: the request for corrections, the messages, the applicant's fields. */
-  quoi?: 'correction' | 'message' | 'modification';
+  /**
+   * What changed when the status did not: the request for corrections, the messages, the applicant's fields, or who
+   * follows the request (`suivi`: for managers only, see QUOI_GESTION).
+   */
+  quoi?: 'correction' | 'message' | 'modification' | 'suivi';
 }
+
+/** The changes only managers' streams hear of: the handling, which the applicant never sees. */
+export const QUOI_GESTION: readonly NonNullable<EvenementDirect['quoi']>[] = ['suivi'];
 
 /**
  * The fields of a request as people read them (docs/produit.md « La demande »): their French label,
@@ -549,8 +564,40 @@ export const COLONNES_CSV: readonly ChampLu[] = [
   'commentaires',
 ];
 
-/** Every column an export may carry: the request's numéro, date and status, then its fields section by section. */
-export const COLONNES_EXPORT: readonly ChampLu[] = ['numeroUnique', 'dateDEnregistrement', 'statutDeLaDemande', ...SECTIONS_DEMANDE.flatMap((s) => s.champs)];
+/**
+ * The desk's own columns of the export (« Instruction »), not fields of the request: the end of its validity,
+ * the open request for corrections, its labels' names and the manager who follows it.
+ */
+export const COLONNES_INSTRUCTION = {
+  valideJusqua: 'Valide jusqu’au',
+  correction: 'Corrections',
+  etiquettes: 'Étiquettes',
+  suiviePar: 'Suivie par',
+} as const;
+export type ColonneInstruction = keyof typeof COLONNES_INSTRUCTION;
+/** A column of the managers' export: a field of the request, or one of the desk's own. */
+export type ColonneExport = ChampLu | ColonneInstruction;
+
+export function estColonneInstruction(colonne: ColonneExport): colonne is ColonneInstruction {
+  return Object.hasOwn(COLONNES_INSTRUCTION, colonne);
+}
+
+/** A column's header in the export and its label in the export dialog. */
+export function labelColonne(colonne: ColonneExport): string {
+  return estColonneInstruction(colonne) ? COLONNES_INSTRUCTION[colonne] : CHAMPS_DEMANDE[colonne].label;
+}
+
+/**
+ * Every column an export may carry: the request's numéro, date and status, the desk's own columns, then its
+ * fields section by section.
+ */
+export const COLONNES_EXPORT: readonly ColonneExport[] = [
+  'numeroUnique',
+  'dateDEnregistrement',
+  'statutDeLaDemande',
+  ...(Object.keys(COLONNES_INSTRUCTION) as ColonneInstruction[]),
+  ...SECTIONS_DEMANDE.flatMap((s) => s.champs),
+];
 
 /** An export's query: the list's, and the columns chosen (`colonnes=nom,prenom,…`; none: COLONNES_CSV). */
 export const exportQuerySchema = listeQuerySchema.extend({
@@ -558,7 +605,7 @@ export const exportQuerySchema = listeQuerySchema.extend({
     .string({ error: 'Les colonnes doivent être un texte.' })
     .max(2000, { error: 'La liste des colonnes est trop longue.' })
     .default('')
-    .transform((texte, ctx): ChampLu[] => {
+    .transform((texte, ctx): ColonneExport[] => {
       if (texte === '') return [...COLONNES_CSV];
       const noms = [...new Set(texte.split(','))];
       const inconnue = noms.find((n) => !(COLONNES_EXPORT as readonly string[]).includes(n));
@@ -566,7 +613,7 @@ export const exportQuerySchema = listeQuerySchema.extend({
         ctx.addIssue({ code: 'custom', message: `Colonne inconnue : « ${inconnue.slice(0, 40)} ».` });
         return z.NEVER;
       }
-      return noms as ChampLu[];
+      return noms as ColonneExport[];
     }),
 });
 export type ExportQuery = z.output<typeof exportQuerySchema>;

@@ -68,6 +68,7 @@ export const CODES_ERREUR = [
   'ETAT_INCOMPATIBLE',
   'CATEGORIE_UTILISEE',
   'DERNIERE_CATEGORIE',
+  'GESTIONNAIRE_INCONNU',
 ] as const;
 /** The app's own codes; better-auth's codes (INVALID_EMAIL_OR_PASSWORD…) pass through as they are. */
 export type CodeErreur = (typeof CODES_ERREUR)[number];
@@ -114,10 +115,14 @@ export const MESSAGES = {
   /** A category that reports use cannot be deleted (features/signalements, admins). */
   categorieUtilisee: 'Des signalements utilisent cette catégorie : elle ne peut pas être supprimée. Retirez-la plutôt de la liste proposée (« active » à false) ; les anciens signalements la gardent.',
   derniereCategorie: 'C’est la dernière catégorie proposée aux habitants : ajoutez-en ou réactivez-en une autre avant de la retirer.',
+  /** « Confier à… » an account that is not (or no longer) a manager's or an admin's (features/instruction, lots). */
+  gestionnaireInconnu: 'Ce compte n’est pas (ou plus) celui d’un gestionnaire : choisissez un collègue dans la liste.',
   lienDesabonnementInvalide:
     'Ce lien n’est pas (ou plus) valable : il a peut-être déjà servi. Si vous recevez encore des e-mails, utilisez le lien du dernier reçu.',
   stockageIndisponible:
     "Le serveur ne peut rien enregistrer pour le moment (son stockage est en lecture seule ou indisponible). Rien n’a été enregistré ; réessayez plus tard ou prévenez la mairie annexe.",
+  stockageDistantIndisponible:
+    'Les documents sont momentanément inaccessibles : leur service de stockage ne répond pas. Rien n’a été perdu ni enregistré ; réessayez dans quelques minutes ou prévenez la mairie annexe.',
 } as const;
 
 /** Per-field French messages from a zod error, keyed by the first path segment ('_' for the whole). */

@@ -1,8 +1,9 @@
 /**
  * Bulk work on the managers' list (issue 12 point 7; docs/produit.md « Travail par lot »): the chosen rows, or
  * every request matching the list's filter, get one action — a new status (one e-mail each, through the outbox),
- * or « Suivre » — run by the server while the list shows its progress.
+ * « Suivre », « Confier à… » a colleague, or a label — run by the server while the list shows its progress.
  */
+import { gestionnaireIdSchema } from './instruction.js';
 import { listeQuerySchema, MOTIF_MAX, numeroUniqueParamSchema, STATUTS_AVEC_MOTIF, avecMotif, type ListeQuery } from './demande.js';
 import { STATUTS } from './statut.js';
 import { z } from './zod.js';
@@ -57,9 +58,11 @@ const actionSchema = z.discriminatedUnion(
         path: ['motif'],
       }),
     z.object({ type: z.literal('suivre') }),
+    /** « Confier à… »: the colleague follows them (one e-mail tells them of the whole action). */
+    z.object({ type: z.literal('confier'), gestionnaireId: gestionnaireIdSchema }),
     z.object({ type: z.literal('etiquette'), id: z.uuid({ error: 'Cette étiquette n’existe pas.' }) }),
   ],
-  { error: 'L’action doit être « statut », « suivre » ou « etiquette ».' },
+  { error: 'L’action doit être « statut », « suivre », « confier » ou « etiquette ».' },
 );
 
 export const nouveauLotSchema = z.object({ selection: selectionSchema, action: actionSchema });
@@ -67,7 +70,8 @@ export type NouveauLot = z.input<typeof nouveauLotSchema>;
 export type LotDemande = z.output<typeof nouveauLotSchema>;
 
 /**
- * A bulk action's progress: `faits` changed, `inchanges` already so, `echecs` gone meanwhile (erased, withdrawn);
+ * A bulk action's progress: `faits` changed, `inchanges` already so, `completes` left as they were by a label
+ * addition (they already carry ETIQUETTES_PAR_DEMANDE_MAX labels), `echecs` gone meanwhile (erased, withdrawn);
  * `interrompu` (with `fini`) when the server stopped before the last request: the ones done stay done.
  */
 export const etatLotSchema = z.object({
@@ -75,6 +79,7 @@ export const etatLotSchema = z.object({
   total: z.number(),
   faits: z.number(),
   inchanges: z.number(),
+  completes: z.number(),
   echecs: z.number(),
   fini: z.boolean(),
   interrompu: z.boolean().optional(),

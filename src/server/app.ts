@@ -11,7 +11,9 @@ import { QUARTIER, VILLE } from '../domain/compte.js';
 import { MESSAGES } from '../domain/erreurs.js';
 import { OPEN311_CHEMIN } from '../domain/open311.js';
 import { registerRequestDecorations } from './auth/guards.js';
-import { authSecret, createAuth, type Auth, type AuthRateLimits } from './auth/index.js';
+import { AuthALaDemande } from './auth/a-la-demande.js';
+import type { AuthRateLimits } from './auth/index.js';
+import { authSecret } from './auth/secret.js';
 import authRoutes from './auth/routes.js';
 import { origineDesTuiles, type Config, type TrustProxy } from './config.js';
 import { serializerCompiler } from './serializer.js';
@@ -125,7 +127,7 @@ export interface AppDeps {
   mailer: Mailer;
   territory: Territory;
   rateLimits: RateLimits;
-  auth: Auth;
+  auth: AuthALaDemande;
   bus: EventBus;
   /** Redis (REDIS_URL, partage/redis.ts): the rate-limit counters and the live events of every instance; undefined without it. */
   redis: ConnexionRedis | undefined;
@@ -257,7 +259,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (searchIndexProblem) app.log.warn({ reason: searchIndexProblem }, "index trigramme de recherche non créé : la recherche lira toute la table");
 
   // DATA_DIR's folders or an S3 bucket's prefixes (STORAGE); an unreachable one stops the start.
-  const stockages = stockagesDeLApp(config);
+  const stockages = await stockagesDeLApp(config);
   app.addHook('onClose', async () => {
     stockages.fermer();
   });
@@ -298,7 +300,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     now: options.now ?? (() => new Date()),
     verifications: [...verificationsDeBase({ db, storage, photosSignalements }), ...(redis ? [redis.verification()] : [])],
     flux: new Map(),
-    auth: createAuth({
+    auth: new AuthALaDemande({
       config,
       db,
       kind,
@@ -358,7 +360,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(multipart);
   installErrorHandlers(app);
   // /healthz, /readyz, /metrics and the graceful close (exploitation/), before the features register their live streams.
-  installerExploitation(app);
+  await installerExploitation(app);
 
   await app.register(
     async (api) => {

@@ -65,7 +65,7 @@ const INDISPONIBLE = new Set(['EROFS', 'EIO', 'SQLITE_CANTOPEN', '25006', '58030
 const INDISPONIBLE_PREFIXES = ['SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'];
 const REFUS_DU_SYSTEME = new Set(['EACCES', 'EPERM']);
 
-export type ProblemeDeStockage = 'plein' | 'indisponible';
+export type ProblemeDeStockage = 'plein' | 'indisponible' | 'distant';
 
 /**
  * Whether an error, or one of its causes, says the server's storage is full or cannot be written.
@@ -78,7 +78,14 @@ export function problemeDeStockage(error: unknown): ProblemeDeStockage | undefin
     const current = queue.shift();
     if (typeof current !== 'object' || current === null || seen.has(current)) continue;
     seen.add(current);
-    const { code, syscall, cause, errors } = current as { code?: unknown; syscall?: unknown; cause?: unknown; errors?: unknown };
+    const { code, syscall, cause, errors, $metadata } = current as { code?: unknown; syscall?: unknown; cause?: unknown; errors?: unknown; $metadata?: unknown };
+    // The S3 bucket's service (STORAGE=s3): the AWS SDK gives each of its errors, network ones included, its
+    // `$metadata`. No answer, a failure (5xx) or our keys refused (403): the documents cannot be stored or read
+    // for now. A 404 is a missing file, which the S3 storage reports as such (ENOENT).
+    if (typeof $metadata === 'object' && $metadata !== null) {
+      const status = ($metadata as { httpStatusCode?: unknown }).httpStatusCode;
+      if (typeof status !== 'number' || status >= 500 || status === 403) return 'distant';
+    }
     if (typeof code === 'string') {
       if (DISQUE_PLEIN.has(code)) return 'plein';
       if (INDISPONIBLE.has(code) || INDISPONIBLE_PREFIXES.some((p) => code.startsWith(p))) return 'indisponible';
@@ -93,6 +100,13 @@ export function problemeDeStockage(error: unknown): ProblemeDeStockage | undefin
 const STOCKAGE: Record<ProblemeDeStockage, Known> = {
   plein: { status: 507, code: 'DISK_FULL', message: MESSAGES.disquePlein },
   indisponible: { status: 503, code: 'STORAGE_UNAVAILABLE', message: MESSAGES.stockageIndisponible },
+  distant: { status: 503, code: 'STORAGE_UNAVAILABLE', message: MESSAGES.stockageDistantIndisponible },
+};
+
+const JOURNAL_DE_STOCKAGE: Record<ProblemeDeStockage, string> = {
+  plein: 'stockage plein : envoi refusé',
+  indisponible: 'stockage en lecture seule ou indisponible : envoi refusé',
+  distant: 'stockage S3 injoignable ou en échec : requête refusée',
 };
 
 interface ValidationItem {
@@ -132,7 +146,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   const stockage = problemeDeStockage(error);
   if (stockage) {
     // The operator must see it: the disk is full or read-only, every write fails until it is fixed.
-    request.log.error({ err: error }, stockage === 'plein' ? 'stockage plein : envoi refusé' : 'stockage en lecture seule ou indisponible : envoi refusé');
+    request.log.error({ err: error }, JOURNAL_DE_STOCKAGE[stockage]);
     const { status, code, message } = STOCKAGE[stockage];
     return new ApiError(status, code, message);
   }

@@ -7,9 +7,19 @@ import { z } from '../domain/zod.js';
  * leaking a column), at Fastify's usual speed. (Parsing every answer with zod before writing it tripled the
  * garbage collector's work and cost 15 % of the status lookup's throughput: docs/decisions/0010.)
  */
-export function serializerCompiler({ schema }: { schema: unknown }): (data: unknown) => string {
+export function ecriture(schema: unknown): (data: unknown) => string {
   const jsonSchema = z.toJSONSchema(schema as z.ZodType, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
   return fastJson(allowingExtraFields(jsonSchema) as Parameters<typeof fastJson>[0]);
+}
+
+/**
+ * Fastify's serializer compiler: each answer's writer is made when the route first answers with it, not at start
+ * (some 130 writers, ~2 MB, most of them for routes an idle or anonymous server never answers; issue 11 point 6).
+ * test/routes.test.ts makes every route's writers, so that a schema that cannot be written fails there.
+ */
+export function serializerCompiler({ schema }: { schema: unknown }): (data: unknown) => string {
+  let write: ((data: unknown) => string) | undefined;
+  return (data) => (write ??= ecriture(schema))(data);
 }
 
 /**

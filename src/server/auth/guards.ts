@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyn
 import { isGestionnaire } from '../../domain/compte.js';
 import { MESSAGES } from '../../domain/erreurs.js';
 import { ApiError } from '../errors.js';
-import { sessionUser, type SessionUser } from './index.js';
+import { sessionUser, type SessionUser } from './a-la-demande.js';
 
 /**
  * Authorisation declared, not called: a guard is an `onRequest` hook of an encapsulated scope, so

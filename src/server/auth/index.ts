@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { betterAuth, type BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthMiddleware, getOAuthState, getSessionFromCtx } from 'better-auth/api';
-import { fromNodeHeaders } from 'better-auth/node';
+import { deleteSessionCookie } from 'better-auth/cookies';
 import { genericOAuth } from 'better-auth/plugins/generic-oauth';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { MOT_DE_PASSE_COURANT, MOT_DE_PASSE_MAX, MOT_DE_PASSE_MIN, nomsDepuisNomAffiche } from '../../domain/compte.js';
 import { MESSAGES } from '../../domain/erreurs.js';
 import type { Config } from '../config.js';
@@ -13,22 +10,13 @@ import type { Db, DbKind } from '../db/index.js';
 import { ApiError } from '../errors.js';
 import { mailConfirmationAdresse, mailNouveauMotDePasse } from '../features/compte/mails.js';
 import type { Mailer } from '../mail/index.js';
-import { enArrierePlan } from '../worker/index.js';
 import type { Personne } from './motsDePasse.js';
 import { AccountThrottle, messageVerrouillage, ThrottleRepository, type ThrottleRule, type ThrottleScope } from './throttle.js';
-import { LectureSession } from './lecture-session.js';
-import { type ActiveSession, cookieOptions, keepSession, SESSION_OPTIONS, sessionRules } from './sessions.js';
+import { cookieOptions, keepSession, SESSION_OPTIONS, type SessionTimes } from './sessions.js';
+import { isCommonPassword } from './courant.js';
+import { authSecret } from './secret.js';
 import { withHashedSessionTokens } from './sessions-tokens.js';
 
-
-/**
- * Too easy to guess (motsDePasse.ts): the 49,000 most common passwords, French words and names, keyboard
- * walks, sequences, repetitions, the district, and, when known, the person's own e-mail and names.
- */
-export function isCommonPassword(password: string, personne?: Personne): Promise<boolean> {
-  // On the background thread: its word lists (~50 MB once read) live there, and leave with it when idle.
-  return enArrierePlan('motDePasseTropFacile', password, personne ?? {});
-}
 
 /** Endpoints that set a password: the common-password rule applies to each. */
 const PASSWORD_PATHS = new Set(['/sign-up/email', '/reset-password', '/change-password']);
@@ -72,36 +60,6 @@ async function lienDeReinitialisation(ctx: HookContext): Promise<{ value: string
 function prenomDe(user: object): string | undefined {
   const prenom = (user as { prenom?: unknown }).prenom;
   return typeof prenom === 'string' ? prenom : undefined;
-}
-
-/** The secret that signs sessions and e-mail links: AUTH_SECRET, else one generated once and kept in DATA_DIR. */
-export function authSecret(config: Config): string {
-  if (config.authSecret) return config.authSecret;
-  const file = path.join(config.dataDir, 'auth-secret');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    fs.mkdirSync(config.dataDir, { recursive: true });
-    return creerSecret(file);
-  }
-}
-
-/**
- * Writes a new secret at `file` unless one is there, and answers the one that is. Written whole under a name of its
- * own, then linked into place: two instances starting at once on one DATA_DIR both end with the first one's secret
- * (the second finds the name taken), and neither ever reads a half-written file.
- */
-export function creerSecret(file: string): string {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(temp, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx', flush: true });
-  try {
-    fs.linkSync(temp, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    fs.rmSync(temp, { force: true });
-  }
-  return fs.readFileSync(file, 'utf8').trim();
 }
 
 export interface AuthRateLimits {
@@ -166,10 +124,48 @@ function retourDeConfirmationHttp(basePath: string): BetterAuthPlugin {
   };
 }
 
+/**
+ * better-auth's side of the session rules:
+ * - every request to /app/api/auth/* carrying a session cookie first applies the limits, so that
+ *   /get-session, /change-password, /update-user… see an ended session as absent (the app's own routes
+ *   apply them in `sessionUser`, on the session they read anyway: no second look-up there);
+ * - /change-password always ends the account's other sessions, whatever the client sends
+ *   (`revokeOtherSessions`); the browser that changed it gets a new session cookie.
+ */
+function sessionRules(db: Db): BetterAuthPlugin {
+  return {
+    id: 'qv-sessions',
+    hooks: {
+      before: [
+        {
+          // HTTP requests only: the server's own auth.api.getSession (sessionUser) applies the limits itself.
+          matcher: (ctx) => ctx.request !== undefined,
+          handler: createAuthMiddleware(async (ctx) => {
+            const token = await ctx.getSignedCookie(ctx.context.authCookies.sessionToken.name, ctx.context.secret);
+            if (!token) return;
+            const found = await ctx.context.internalAdapter.findSession(token);
+            if (!found) return;
+            const user = found.user as typeof found.user & { userType?: string };
+            if (!(await keepSession(db, found.session as SessionTimes, user.userType))) deleteSessionCookie(ctx);
+          }),
+        },
+        {
+          matcher: (ctx) => ctx.path === '/change-password',
+          handler: createAuthMiddleware(async (ctx) => {
+            const body = ctx.body as Record<string, unknown> | undefined;
+            if (!body || typeof body !== 'object') return;
+            return { context: { body: { ...body, revokeOtherSessions: true } } };
+          }),
+        },
+      ],
+    },
+  };
+}
+
 /** Where better-auth answers (routes.ts mounts it there). */
 const BASE_PATH = '/app/api/auth';
 
-export function createAuth(deps: {
+export interface AuthDeps {
   config: Config;
   db: Db;
   kind: DbKind;
@@ -179,7 +175,10 @@ export function createAuth(deps: {
   log: FastifyBaseLogger;
   /** An account was just created through Google, maybe from an invitation link. */
   onOAuthSignUp: (userId: string, inviterUid: string | undefined) => Promise<void>;
-}) {
+}
+
+/** better-auth as the app configures it; built by AuthALaDemande (a-la-demande.ts) when first needed. */
+export function createAuth(deps: AuthDeps) {
   const { config, mailer } = deps;
   const origin = new URL(config.publicUrl).origin;
   const secret = authSecret(config);
@@ -355,48 +354,3 @@ export function createAuth(deps: {
 
 export type Auth = ReturnType<typeof createAuth>;
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  userType: string;
-  /** The session of this request, as the limits left it (sessions.ts): its sign-in and its recorded activity. */
-  session: ActiveSession;
-}
-
-const lectures = new WeakMap<Auth, Promise<LectureSession>>();
-
-/** The session read of the app's routes (lecture-session.ts), made once per auth instance. */
-function lectureSession(auth: Auth, db: Db): Promise<LectureSession> {
-  let lecture = lectures.get(auth);
-  if (!lecture) {
-    lecture = auth.$context.then((context) => new LectureSession(db, { name: context.authCookies.sessionToken.name, secret: context.secret }));
-    lectures.set(auth, lecture);
-  }
-  return lecture;
-}
-
-/**
- * The signed-in user of this HTTP request, or null (no cookie: no database look-up). One indexed query
- * (lecture-session.ts); better-auth's own getSession only when it has a write to make (an expired
- * session to delete, an expiry to move forward).
- */
-export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<SessionUser | null> {
-  const cookie = request.headers.cookie;
-  if (!cookie || !cookie.includes('session_token')) return null;
-  const { db } = request.server.deps;
-  const lue = await (await lectureSession(auth, db)).lire(cookie);
-  if (lue === null) return null;
-  if (lue !== 'better-auth') {
-    // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
-    const active = await keepSession(db, { id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType);
-    if (!active) return null;
-    return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant', session: active };
-  }
-  const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
-  if (!session) return null;
-  const user = session.user as typeof session.user & { userType?: string };
-  // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
-  const active = await keepSession(request.server.deps.db, session.session, user.userType);
-  if (!active) return null;
-  return { id: user.id, email: user.email, userType: user.userType ?? 'habitant', session: active };
-}

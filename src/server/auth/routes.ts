@@ -40,7 +40,7 @@ export default async function authRoutes(scope: FastifyInstance): Promise<void> 
       const headers = fromNodeHeaders(request.headers);
       headers.set('x-qv-client-ip', request.ip); // rate-limit key; Fastify's trustProxy decides it
       const hasBody = request.method === 'POST' && Buffer.isBuffer(request.body);
-      const response = await auth.handler(
+      const response = await (await auth.get()).handler(
         new Request(new URL(request.url, origin), {
           method: request.method,
           headers,

@@ -1,6 +1,4 @@
-import type { BetterAuthOptions, BetterAuthPlugin } from 'better-auth';
-import { createAuthMiddleware } from 'better-auth/api';
-import { deleteSessionCookie } from 'better-auth/cookies';
+import type { BetterAuthOptions } from 'better-auth';
 import { isGestionnaire } from '../../domain/compte.js';
 import type { Db } from '../db/index.js';
 
@@ -91,44 +89,6 @@ export function sessionEnds(session: ActiveSession, userType: string | null | un
     idleEnd: session.lastActiveAt + limits.idleMs,
     absoluteEnd: session.createdAt + limits.absoluteMs,
     idleMs: limits.idleMs,
-  };
-}
-
-/**
- * better-auth's side of the session rules:
- * - every request to /app/api/auth/* carrying a session cookie first applies the limits, so that
- *   /get-session, /change-password, /update-user… see an ended session as absent (the app's own routes
- *   apply them in `sessionUser`, on the session they read anyway: no second look-up there);
- * - /change-password always ends the account's other sessions, whatever the client sends
- *   (`revokeOtherSessions`); the browser that changed it gets a new session cookie.
- */
-export function sessionRules(db: Db): BetterAuthPlugin {
-  return {
-    id: 'qv-sessions',
-    hooks: {
-      before: [
-        {
-          // HTTP requests only: the server's own auth.api.getSession (sessionUser) applies the limits itself.
-          matcher: (ctx) => ctx.request !== undefined,
-          handler: createAuthMiddleware(async (ctx) => {
-            const token = await ctx.getSignedCookie(ctx.context.authCookies.sessionToken.name, ctx.context.secret);
-            if (!token) return;
-            const found = await ctx.context.internalAdapter.findSession(token);
-            if (!found) return;
-            const user = found.user as typeof found.user & { userType?: string };
-            if (!(await keepSession(db, found.session as SessionTimes, user.userType))) deleteSessionCookie(ctx);
-          }),
-        },
-        {
-          matcher: (ctx) => ctx.path === '/change-password',
-          handler: createAuthMiddleware(async (ctx) => {
-            const body = ctx.body as Record<string, unknown> | undefined;
-            if (!body || typeof body !== 'object') return;
-            return { context: { body: { ...body, revokeOtherSessions: true } } };
-          }),
-        },
-      ],
-    },
   };
 }
 

@@ -133,6 +133,24 @@ export function pgConnection(databaseUrl: string): { dbname: string; env: NodeJS
   return { dbname: url.toString(), env: password ? { ...process.env, PGPASSWORD: password } : { ...process.env } };
 }
 
+/**
+ * How many other sessions are connected to the client's database, after waiting up to 3 s for them to leave: a
+ * server just stopped has its connections still closing (PostgreSQL ends their processes a moment later).
+ * Background processes (autovacuum) are not sessions and are not counted.
+ */
+export async function autresSessions(client: { query<R>(text: string): Promise<{ rows: R[] }> }): Promise<number> {
+  let autres = 0;
+  for (let essai = 0; essai < 10; essai += 1) {
+    const { rows } = await client.query<{ n: string }>(
+      "select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'",
+    );
+    autres = Number(rows[0]?.n ?? 0);
+    if (autres === 0) return 0;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return autres;
+}
+
 /** Runs a command-line tool; rejects with its error output when it fails. */
 export async function runTool(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { spawn } = await import('node:child_process');

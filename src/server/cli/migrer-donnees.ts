@@ -16,7 +16,7 @@ import { migrate, migrator, openDatabase } from '../db/index.js';
 import type { Database } from '../db/schema.js';
 import { stockagesDeLApp } from '../storage/choix.js';
 import { LocalStorage, type Storage } from '../storage/index.js';
-import { CliError, duree, Hasher, isStorageKey, nombre } from './archive.js';
+import { autresSessions, CliError, duree, Hasher, isStorageKey, nombre } from './archive.js';
 import { configDuProgramme, lancer } from './lancer.js';
 import { DOSSIERS, TABLES, type Dossier, type FichierReference } from './tables.js';
 
@@ -243,15 +243,8 @@ async function ouvrirCible(url: string): Promise<pg.Client> {
 
 /** Refuses while other sessions use the target (a server already started on it), after waiting a little for closing ones. */
 async function attendreSeule(client: pg.Client): Promise<void> {
-  let autres = 0;
-  for (let essai = 0; essai < 10; essai += 1) {
-    const { rows } = await client.query<{ n: string }>(
-      "select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'",
-    );
-    autres = Number(rows[0]?.n ?? 0);
-    if (autres === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
+  const autres = await autresSessions(client);
+  if (autres === 0) return;
   throw new CliError(
     CODES.refus,
     `${pluriel(autres, 'autre connexion', 'autres connexions')} ${accord(autres, 'est ouverte', 'sont ouvertes')} sur la base cible : n’y démarrez les nouvelles instances qu’après la migration (arrêtez-les, et toute autre session sur cette base). Rien n’a été copié.`,
@@ -690,7 +683,7 @@ export async function migrer(config: Config, args: Arguments, options: OptionsDe
     const { reprise } = await etatDeLaCible(client, installation, empreinte);
 
     // The target storage answers before anything is written (a bucket that cannot be reached stops here).
-    const app = stockagesDeLApp(config);
+    const app = await stockagesDeLApp(config);
     fermerStockages = app.fermer;
     try {
       await app.uploads.init();

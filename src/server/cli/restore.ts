@@ -13,6 +13,7 @@ import { accord, pluriel } from '../../domain/pluriel.js';
 import type { Config } from '../config.js';
 import { syncDir } from '../storage/index.js';
 import {
+  autresSessions,
   CliError,
   databaseEntry,
   duree,
@@ -212,8 +213,7 @@ async function checkTarget(config: Config, force: boolean): Promise<void> {
       throw new CliError(1, `Impossible de joindre la base PostgreSQL de DATABASE_URL (${error instanceof Error ? error.message : String(error)}). ${RIEN}`);
     }
     try {
-      const others = await client.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-      const n = Number(others.rows[0]?.n ?? 0);
+      const n = await autresSessions(client);
       if (n > 0) {
         throw new CliError(REFUS, autresConnexions(n));
       }

@@ -1,52 +1,69 @@
 import fs from 'node:fs';
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import type { DatabaseConnection, Dialect, Driver } from 'kysely';
 
 /**
  * SQLite commits without waiting for the disk on the event loop, and is still durable when it answers
  * (docs/decisions/0014). The database runs with `synchronous = NORMAL` (a commit writes the WAL, no
- * fsync); after each query that committed something, this wrapper waits for an fsync of the WAL file
- * done on libuv's thread pool, so a transaction is on the disk before its caller goes on. Commits made
- * while an fsync runs share the next one (group commit): one fsync per batch, none on the event loop.
+ * fsync); when the connection is given back after a query or a transaction that committed something, its
+ * holder waits for an fsync of the WAL file done on libuv's thread pool, so a transaction is on the disk
+ * before its caller goes on. Commits made while an fsync runs share the next one (group commit): one fsync
+ * per batch, none on the event loop, and the connection serves others during it.
  */
 export function durableApresCommit(dialect: Dialect, sqlite: { inTransaction: boolean; prepare(sql: string): { pluck(): { get(): unknown } } }, walPath: string): Dialect {
   const wal = groupedFsync(walPath);
   // total_changes() counts rows written since the connection opened: a change since the last fsync asks for one.
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
   let synced = Number(totalChanges.get());
-  const afterQuery = async (query: CompiledQuery): Promise<void> => {
-    if (query.query.kind === 'SelectQueryNode' || sqlite.inTransaction) return;
-    const total = Number(totalChanges.get());
-    if (total === synced) return;
-    synced = total;
-    await wal.sync();
-  };
   return proxied(dialect, {
     createDriver: (): Driver => {
       const driver = dialect.createDriver();
-      const wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+      const file = new FileDAttente();
+      let connection: DatabaseConnection | undefined;
       return proxied(driver, {
         destroy: async (): Promise<void> => {
           await driver.destroy();
           await wal.close();
         },
+        // The one connection is lent to one holder at a time (a query, or a whole transaction), in the order
+        // asked. Kysely's own lock wakes every waiter at each release (O(n²) under 200 connections): it is
+        // taken once, here, and never given back; this queue hands the connection on instead.
         acquireConnection: async (): Promise<DatabaseConnection> => {
-          const connection = await driver.acquireConnection();
-          let out = wrapped.get(connection);
-          if (!out) {
-            out = proxied(connection, {
-              executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-                const result = await connection.executeQuery<R>(query);
-                await afterQuery(query);
-                return result;
-              },
-            });
-            wrapped.set(connection, out);
-          }
-          return out;
+          await file.prendre();
+          connection ??= await driver.acquireConnection();
+          return connection;
+        },
+        // The holder gives the connection back, *then* waits for the fsync of what it committed: the next
+        // holder runs while the disk works, and the first goes on only once its commit is on the disk.
+        releaseConnection: async (): Promise<void> => {
+          const total = sqlite.inTransaction ? synced : Number(totalChanges.get());
+          const ecrit = total !== synced;
+          synced = total;
+          file.rendre();
+          if (ecrit) await wal.sync();
         },
       });
     },
   });
+}
+
+/** A lock handed to its waiters one by one, in the order they asked. */
+class FileDAttente {
+  private occupee = false;
+  private readonly attente: (() => void)[] = [];
+
+  prendre(): Promise<void> {
+    if (!this.occupee) {
+      this.occupee = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.attente.push(resolve));
+  }
+
+  rendre(): void {
+    const suivant = this.attente.shift();
+    if (suivant) suivant();
+    else this.occupee = false;
+  }
 }
 
 /** fsync of one file on the thread pool; callers arriving while one runs share the next. */

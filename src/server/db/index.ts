@@ -28,6 +28,11 @@ import * as m0020 from './migrations/0020_signalements_gestion.js';
 import * as m0021 from './migrations/0021_open311.js';
 import * as m0022 from './migrations/0022_open311_origine.js';
 import * as m0023 from './migrations/0023_partage_instances.js';
+import * as m0025 from './migrations/0025_fusions_fts.js';
+import * as m0026 from './migrations/0026_recherche_courte.js';
+import * as m0027 from './migrations/0027_etiquettes_indexees.js';
+import * as m0028 from './migrations/0028_lots_completes.js';
+import * as m0029 from './migrations/0029_signalements_recherche_courte.js';
 import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
@@ -114,6 +119,11 @@ const migrations: Record<string, Migration> = {
   '0021_open311': m0021,
   '0022_open311_origine': m0022,
   '0023_partage_instances': m0023,
+  '0025_fusions_fts': m0025,
+  '0026_recherche_courte': m0026,
+  '0027_etiquettes_indexees': m0027,
+  '0028_lots_completes': m0028,
+  '0029_signalements_recherche_courte': m0029,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,9 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 import { problemeDeStockage } from '../errors.js';
 
-/** The database errors met while running `gardeErreurDeStockage`'s work (one list per call). */
-const temoin = new AsyncLocalStorage<unknown[]>();
+/**
+ * The last query error that was a storage problem (full or read-only disk), and how many there were. Not an
+ * AsyncLocalStorage: using one in Node 20 turns on promise hooks for the whole process, and every promise of
+ * every request then paid for it (~7 % of the server's CPU under the mixed load, issue 11). A storage problem
+ * is the disk's, not one request's: a call that fails while one is met reports it.
+ */
+let pannes = 0;
+let dernierePanne: unknown;
 
 /** Methods keep their own `this` (Kysely's classes hold private fields). */
 function bound<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
@@ -22,7 +27,10 @@ function witnessed(connection: DatabaseConnection): DatabaseConnection {
       try {
         return await connection.executeQuery<R>(query);
       } catch (error) {
-        temoin.getStore()?.push(error);
+        if (problemeDeStockage(error) !== undefined) {
+          pannes += 1;
+          dernierePanne = error;
+        }
         throw error;
       }
     },
@@ -31,7 +39,7 @@ function witnessed(connection: DatabaseConnection): DatabaseConnection {
 
 /**
  * A dialect whose failures keep their true cause:
- * - every query error is seen by `gardeErreurDeStockage` (better-auth replaces a failed insert by its own
+ * - every storage problem of a query is seen by `gardeErreurDeStockage` (better-auth replaces a failed insert by its own
  *   "FAILED_TO_CREATE_USER", losing why it failed);
  * - on SQLite, a ROLLBACK is skipped when SQLite already ended the transaction itself: on SQLITE_FULL,
  *   SQLITE_IOERR and a few others it may roll back the whole transaction, and Kysely's own ROLLBACK then
@@ -66,12 +74,11 @@ export function dialecteTemoin(dialect: Dialect, inTransaction?: () => boolean):
  * error is thrown instead of whatever a library made of it, so the error handler answers 507 or 503.
  */
 export async function gardeErreurDeStockage<T>(work: () => Promise<T>): Promise<T> {
-  const errors: unknown[] = [];
+  const avant = pannes;
   try {
-    return await temoin.run(errors, work);
+    return await work();
   } catch (error) {
-    if (problemeDeStockage(error)) throw error;
-    const cause = errors.find((e) => problemeDeStockage(e) !== undefined);
-    throw cause ?? error;
+    if (problemeDeStockage(error) !== undefined || pannes === avant) throw error;
+    throw dernierePanne;
   }
 }

@@ -467,6 +467,8 @@ export interface LotTable {
   total: number;
   faits: number;
   inchanges: number;
+  /** Requests a label addition left as they were: they carry the most labels a request may (migration 0028). */
+  completes: number;
   echecs: number;
   fini: number;
   interrompu: number;

@@ -76,23 +76,34 @@ export interface OutboxOptions {
   pollMs?: number;
 }
 
-type Deliver = (mail: Omit<Mail, 'piecesJointes'> & { from: string; attachments?: PieceJointe[] }) => Promise<void>;
+type Deliver = ((mail: Omit<Mail, 'piecesJointes'> & { from: string; attachments?: PieceJointe[] }) => Promise<void>) & {
+  /** Lets go of what the delivery keeps open (SMTP connections). */
+  close?: () => Promise<void>;
+};
 
 /**
  * The message is composed (MIME, attachments encoded) on the background thread (src/server/worker), the
  * event loop only sends the bytes; nodemailer's SMTP client loads at the first delivery.
  */
 function smtpDeliver(smtpUrl: string): Deliver {
-  let transport: Promise<{ sendMail(mail: object): Promise<unknown> }> | undefined;
-  return async (mail) => {
-    // Bounded waits: a claimed row is taken back by another instance after CLAIM_TIMEOUT_MS.
+  let transport: Promise<{ sendMail(mail: object): Promise<unknown>; close(): void }> | undefined;
+  const deliver: Deliver = async (mail) => {
+    // Bounded waits: a claimed row is taken back by another instance after CLAIM_TIMEOUT_MS. A pool of
+    // connections kept open (as many as mails sent at once): a mail does not pay for a connection, its TLS and
+    // its login each time.
     transport ??= import('nodemailer').then(({ default: nodemailer }) =>
-      nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 }),
+      nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: EN_PARALLELE, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 }),
     );
     const sender = await transport;
     const { message, envelope } = await enArrierePlan('composerMail', mail, 'windows');
     await sender.sendMail({ envelope, raw: Buffer.from(message.buffer, message.byteOffset, message.byteLength) });
   };
+  deliver.close = async () => {
+    const open = transport;
+    transport = undefined;
+    (await open?.catch(() => undefined))?.close();
+  };
+  return deliver;
 }
 
 /** Without SMTP, each message is written as an .eml file (temp file then rename), composed on the background thread. */
@@ -116,6 +127,8 @@ export function createMailer(options: { smtpUrl: string | undefined; mailDir: st
 
 /** Rows claimed at once by one pass of the loop. */
 const BATCH = 10;
+/** Mails of one pass sent at the same time (to different recipients), and the SMTP connections kept for them. */
+const EN_PARALLELE = 4;
 /** A claim older than this is taken to be an instance that died while sending: the row is claimed again. */
 export const CLAIM_TIMEOUT_MS = 5 * 60_000;
 /** Sent rows (their text already emptied) are kept this long as a trace, then deleted. */
@@ -229,6 +242,7 @@ class OutboxMailer implements Mailer {
     clearInterval(this.timer);
     this.closed = true;
     await this.chain;
+    await this.deliver.close?.();
   }
 
   /** One pass: claims due rows and delivers them; answers how many were claimed. */
@@ -285,21 +299,36 @@ class OutboxMailer implements Mailer {
     return { rows, token, at };
   }
 
+  /**
+   * Sends the claimed rows: one recipient's mails one after the other, in their order (a status, then the
+   * next), different recipients side by side (EN_PARALLELE at once: a bulk action's thousand e-mails do not
+   * wait for each other's SMTP exchange). A failing delivery (the mail server is likely down) stops the pass:
+   * the rows not yet tried go back to the queue, as do those left past half the claim's life.
+   */
   private async deliverDue(): Promise<number> {
     const { rows, token, at } = await this.claim();
-    for (const [index, row] of rows.entries()) {
-      // Past half the claim's life, the rest goes back to the queue rather than risk being sent twice.
-      if (Date.now() - at > CLAIM_TIMEOUT_MS / 2) {
-        await this.release(rows.slice(index), token);
-        break;
+    const parDestinataire = new Map<string, OutboxRow[]>();
+    for (const row of rows) parDestinataire.set(row.recipient, [...(parDestinataire.get(row.recipient) ?? []), row]);
+    const files = [...parDestinataire.values()];
+    const rendus: OutboxRow[] = [];
+    let enPanne = false;
+    const envoyer = async () => {
+      for (let file = files.shift(); file; file = files.shift()) {
+        for (const [index, row] of file.entries()) {
+          if (enPanne || Date.now() - at > CLAIM_TIMEOUT_MS / 2) {
+            rendus.push(...file.slice(index));
+            break;
+          }
+          if (!(await this.deliverRow(row, token))) {
+            enPanne = true;
+            rendus.push(...file.slice(index + 1));
+            break;
+          }
+        }
       }
-      const ok = await this.deliverRow(row, token);
-      if (!ok) {
-        // The mail server is likely down: the others wait for the next pass instead of failing one by one.
-        await this.release(rows.slice(index + 1), token);
-        break;
-      }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(EN_PARALLELE, files.length) }, envoyer));
+    await this.release(rendus, token);
     await this.purge();
     return rows.length;
   }

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 import { LocalStorage, type Storage } from './index.js';
-import { clientS3, S3Storage } from './s3.js';
 
 /**
  * The app's two stores of files: `uploads` (the housing requests' documents and the profile pictures) and
@@ -12,13 +10,6 @@ import { clientS3, S3Storage } from './s3.js';
  */
 export type Espace = 'uploads' | 'photos-signalements';
 
-/** The Storage of one espace, as the configuration says; `client` shares one S3 client between espaces. */
-export function choisirStockage(config: Pick<Config, 'dataDir' | 'stockage'>, espace: Espace, client?: S3Client): Storage {
-  const { stockage } = config;
-  if (stockage.type === 'disque') return new LocalStorage(path.join(config.dataDir, espace));
-  return new S3Storage({ client: client ?? clientS3(stockage.connexion), bucket: stockage.bucket, prefix: `${espace}/` });
-}
-
 export interface Stockages {
   uploads: Storage;
   photosSignalements: Storage;
@@ -26,12 +17,18 @@ export interface Stockages {
   fermer(): void;
 }
 
-/** The app's storages, built once (app.ts), sharing one S3 client when in S3. */
-export function stockagesDeLApp(config: Pick<Config, 'dataDir' | 'stockage'>): Stockages {
-  const client = config.stockage.type === 's3' ? clientS3(config.stockage.connexion) : undefined;
-  return {
-    uploads: choisirStockage(config, 'uploads', client),
-    photosSignalements: choisirStockage(config, 'photos-signalements', client),
-    fermer: () => client?.destroy(),
-  };
+/**
+ * The app's storages, built once (app.ts): folders of DATA_DIR, or prefixes of the one bucket sharing one S3 client.
+ * The S3 SDK (some 5 MB of memory once loaded) is loaded only when the files are in S3.
+ */
+export async function stockagesDeLApp(config: Pick<Config, 'dataDir' | 'stockage'>): Promise<Stockages> {
+  const { stockage } = config;
+  if (stockage.type === 'disque') {
+    const dossier = (espace: Espace) => new LocalStorage(path.join(config.dataDir, espace));
+    return { uploads: dossier('uploads'), photosSignalements: dossier('photos-signalements'), fermer: () => undefined };
+  }
+  const { clientS3, S3Storage } = await import('./s3.js');
+  const client = clientS3(stockage.connexion);
+  const prefixe = (espace: Espace) => new S3Storage({ client, bucket: stockage.bucket, prefix: `${espace}/` });
+  return { uploads: prefixe('uploads'), photosSignalements: prefixe('photos-signalements'), fermer: () => client.destroy() };
 }

@@ -83,6 +83,14 @@ function auRepos(w: Worker): void {
 
 /** Runs a task on the background thread. */
 export function enArrierePlan<K extends keyof Taches>(tache: K, ...args: Taches[K]['args']): Promise<Taches[K]['result']> {
+  return enArrierePlanCedant(tache, [], ...args);
+}
+
+/**
+ * The same, handing `cedes` over to the thread rather than copying them (a 10 MB PDF is not held twice): they
+ * are unusable here afterwards. Each must be an ArrayBuffer of its own (never Buffer's shared pool).
+ */
+export function enArrierePlanCedant<K extends keyof Taches>(tache: K, cedes: readonly ArrayBuffer[], ...args: Taches[K]['args']): Promise<Taches[K]['result']> {
   worker ??= demarrer();
   const w = worker;
   w.ref();
@@ -93,6 +101,6 @@ export function enArrierePlan<K extends keyof Taches>(tache: K, ...args: Taches[
   const id = (suivant += 1);
   return new Promise((resolve, reject) => {
     enCours.set(id, { resolve: resolve as (value: unknown) => void, reject });
-    w.postMessage({ id, tache, args });
+    w.postMessage({ id, tache, args }, [...cedes]);
   });
 }

@@ -25,7 +25,11 @@ export const cles = {
   lot: (id: string | null) => ['lots', id],
   etiquettes: ['etiquettes'],
   etiquettesDemande: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'etiquettes'],
+  /** Every request's managers' part (« Suivie par », notes, journal, labels): what a bulk action may change. */
+  instructions: ['demandes', 'instruction'],
   instruction: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique],
+  /** The managers and admins a request may be given to (« Confier à… »). */
+  gestionnaires: ['demandes', 'gestionnaires'],
   notes: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'notes'],
   suivi: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'suivi'],
   journal: (numeroUnique: string) => ['demandes', 'instruction', numeroUnique, 'journal'],

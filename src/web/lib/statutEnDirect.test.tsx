@@ -66,6 +66,14 @@ describe('useStatutEnDirect', () => {
     expect(FauxFlux.ouverts[1]!.url).toBe('/app/api/evenements?numero=013ABC123');
     expect(client.getQueryState(cles.demande('013ABC123'))?.isInvalidated).toBe(true);
 
+    // A colleague takes the request over: the page's « Suivie par » and journal are read again.
+    client.setQueryData(cles.suivi('013ABC123'), { suiviePar: null, moi: false });
+    client.setQueryData(cles.journal('013ABC123'), []);
+    const message = new MessageEvent('statut', { data: JSON.stringify({ numeroUnique: '013ABC123', statutDeLaDemande: 'En attente', de: 'En attente', date: '', quoi: 'suivi' }) });
+    FauxFlux.ouverts[1]!.dispatchEvent(message);
+    expect(client.getQueryState(cles.suivi('013ABC123'))?.isInvalidated).toBe(true);
+    expect(client.getQueryState(cles.journal('013ABC123'))?.isInvalidated).toBe(true);
+
     vue.unmount();
     expect(FauxFlux.ouverts[1]!.readyState).toBe(FauxFlux.CLOSED);
     FauxFlux.ouverts[1]!.refuse();

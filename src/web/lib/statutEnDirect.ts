@@ -32,6 +32,8 @@ export function useStatutEnDirect(numeroUnique?: string): void {
         void queryClient.invalidateQueries({ queryKey: cles.demande(numero) });
         void queryClient.invalidateQueries({ queryKey: cles.historique(numero) });
         void queryClient.invalidateQueries({ queryKey: cles.messages(numero) });
+        // The managers' part (« Suivie par », journal): who follows it may have changed (`quoi: suivi`).
+        void queryClient.invalidateQueries({ queryKey: cles.instruction(numero) });
       }
     };
     const fermer = ecouterFlux(

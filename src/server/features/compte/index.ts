@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { reserve } from '../../auth/guards.js';
-import { authSecret } from '../../auth/index.js';
+import { authSecret } from '../../auth/secret.js';
 import { AccountThrottle, ThrottleRepository } from '../../auth/throttle.js';
 import { avatarPublic, avatarRoutes } from './avatar.js';
 import { CompteRepository } from './repository.js';

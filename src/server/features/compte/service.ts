@@ -1,9 +1,9 @@
-import { APIError } from 'better-auth/api';
 import { fromNodeHeaders } from 'better-auth/node';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isVisibilite, MOT_DE_PASSE_COURANT, VISIBILITE_DEFAUT, type Inscription, type ModificationProfil } from '../../../domain/compte.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
-import { isCommonPassword, type Auth } from '../../auth/index.js';
+import type { AuthALaDemande } from '../../auth/a-la-demande.js';
+import { isCommonPassword } from '../../auth/courant.js';
 import type { AccountThrottle } from '../../auth/throttle.js';
 import type { Mailer } from '../../mail/index.js';
 import type { Storage } from '../../storage/index.js';
@@ -27,7 +27,7 @@ export class CompteService {
   constructor(
     private readonly deps: {
       repository: CompteRepository;
-      auth: Auth;
+      auth: AuthALaDemande;
       rues: ReadonlySet<string>;
       mailer: Mailer;
       storage: Storage;
@@ -47,7 +47,7 @@ export class CompteService {
     if (user.userType !== 'habitant') throw new ApiError(409, 'ROLE_PROTEGE', MESSAGE_ROLE_PROTEGE);
     const hash = await repository.passwordHash(uid);
     if (hash !== null) {
-      const ctx = await auth.$context;
+      const ctx = await (await auth.get()).$context;
       if (!motDePasse || !(await ctx.password.verify({ hash, password: motDePasse }))) {
         throw new ApiError(403, 'INVALID_PASSWORD', MOT_DE_PASSE_INCORRECT, { motDePasse: 'Mot de passe incorrect.' });
       }
@@ -72,11 +72,12 @@ export class CompteService {
     if (!rues.has(input.rue)) throw new ApiError(400, 'VALIDATION', RUE_INCONNUE, { rue: RUE_INCONNUE });
     if (await isCommonPassword(input.password)) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
 
+    const betterAuth = await auth.get();
     let created: { headers: Headers; userId: string };
     try {
       // A full or read-only disk keeps its own error (better-auth reports any failed insert as its own).
       const { headers: answer, response } = await gardeErreurDeStockage(() =>
-        auth.api.signUpEmail({
+        betterAuth.api.signUpEmail({
           body: { name: `${input.prenom} ${input.nom}`, email: input.email, password: input.password, nom: input.nom, prenom: input.prenom },
           headers: fromNodeHeaders(headers),
           returnHeaders: true,
@@ -84,6 +85,7 @@ export class CompteService {
       );
       created = { headers: answer, userId: response.user.id };
     } catch (error) {
+      const { APIError } = await import('better-auth/api');
       if (error instanceof APIError && String(error.body?.code ?? '').startsWith('USER_ALREADY_EXISTS')) {
         throw new ApiError(409, 'EMAIL_TAKEN', EMAIL_TAKEN, { email: EMAIL_TAKEN });
       }

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { numeroUniqueParamSchema } from '../../../domain/demande.js';
+import { numeroUniqueParamSchema, QUOI_GESTION } from '../../../domain/demande.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
-import { garde } from '../../auth/guards.js';
+import { isGestionnaire } from '../../../domain/compte.js';
+import { compteDe, garde } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fluxEnDirect } from '../../events/flux.js';
 import { fichier } from '../../http.js';
@@ -41,12 +42,18 @@ export function evenementsRoutes({ repository }: { repository: DemandesRepositor
       },
       async (request, reply) => {
         const only = request.query.numero;
+        // The handling's changes (who follows the request) to managers only: a request's own stream is open to anyone
+        // who knows its numéro.
+        const compte = only === undefined ? null : await compteDe(request);
+        const gestion = only === undefined || (compte !== null && isGestionnaire(compte.userType));
         flux.ouvrir(app, request, reply, {
           nom: 'statut',
           complet: 'Le suivi en direct est complet pour le moment. Réessayez dans une minute ; en attendant, rechargez la page pour voir le statut.',
           abonner: (envoyer) =>
             bus.subscribe((event) => {
-              if (only === undefined || event.numeroUnique === only) envoyer(event);
+              if (only !== undefined && event.numeroUnique !== only) return;
+              if (!gestion && event.quoi !== undefined && QUOI_GESTION.includes(event.quoi)) return;
+              envoyer(event);
             }),
         });
       },

@@ -11,6 +11,7 @@ import {
   statutChangeSchema,
   statutRestaureSchema,
 } from '../../../domain/demande.js';
+import { detailExport } from '../../../domain/instruction.js';
 import type { Statut } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
@@ -70,16 +71,16 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
     const exporter = (format: 'csv' | 'xlsx') =>
       app.get(`/logement/export.${format}`, { schema: { querystring: exportQuerySchema, response: fichier() } }, async (request, reply) => {
         const actor = (await compteDe(request))!;
-        // Recorded without its filter: a search holds names.
-        await journal.journaliser({ housingRequestId: null, acteurUserId: actor.id, action: 'export', le: app.deps.now().toISOString() });
-        const day = new Date().toISOString().slice(0, 10);
         const { colonnes, ...query } = request.query;
+        // Recorded with its format and its number of columns, without its filter: a search holds names.
+        await journal.journaliser({ housingRequestId: null, acteurUserId: actor.id, action: 'export', detail: detailExport(format, colonnes.length), le: app.deps.now().toISOString() });
+        const day = new Date().toISOString().slice(0, 10);
         const rows = repository.stream({ ...query, suiviePar: actor.id });
         return reply
           .header('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
           .header('Content-Disposition', `attachment; filename="demandes-logement-${day}.${format}"`)
           .header('Cache-Control', 'no-store')
-          .send(format === 'csv' ? exportCsv(rows, colonnes, request.log) : exportXlsx(rows, colonnes, request.log));
+          .send(format === 'csv' ? exportCsv(rows, colonnes, app.deps.db, request.log) : exportXlsx(rows, colonnes, app.deps.db, request.log));
       });
     exporter('csv');
     exporter('xlsx');

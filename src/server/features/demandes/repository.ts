@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import {
   COLONNES_LIGNE,
   ONGLETS,
@@ -14,7 +14,7 @@ import {
   type ListeQuery,
   type Tri,
 } from '../../../domain/demande.js';
-import { foldForSearch } from '../../../domain/normalise.js';
+import { compacter, foldForSearch } from '../../../domain/normalise.js';
 import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cycleDeVie.js';
 import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
@@ -41,6 +41,9 @@ const SORT_COLUMN = {
   valideJusqua: 'valideJusqua',
 } as const satisfies Record<Tri, string>;
 
+/** The sorts on a column the search text holds (toutesSiMoinsCher). */
+const TRIS_DU_TEXTE: ReadonlySet<Tri> = new Set(['nom', 'prenom', 'email']);
+
 /** Who made a step recorded without an account: the submission, the daily job, or the requester (private link). */
 function sansActeur(de: string | null, vers: string): string {
   if (de === null) return 'Dépôt de la demande';
@@ -56,10 +59,81 @@ function foldWords(q: string): string[] {
   return foldForSearch(q).split(/\s+/u).filter(Boolean).slice(0, 8);
 }
 
+/** A word (or a trigram) as an FTS5 phrase: quoted, its quotes doubled. */
+function phrase(w: string): string {
+  return `"${w.replace(/"/gu, '""')}"`;
+}
+
+/**
+ * A typed word and, when it holds signs (« jean-yves », « n’diaye », « 06-12-34 »), its letters and digits alone:
+ * the stored text holds names and phones that way too (migration 0012), so « jean-yves » finds « Jean Yves » and
+ * « 06.12 » a phone written « 06 12 … »; either form matches. The compact form only from 3 characters.
+ */
+function variantes(w: string): string[] {
+  const compact = compacter(w);
+  return compact !== w && [...compact].length >= 3 ? [w, compact] : [w];
+}
+
+/** A word as FTS5 matches it: its phrase, or the OR of its forms' phrases. */
+function motFts(w: string): string {
+  const formes = variantes(w);
+  return formes.length > 1 ? `(${formes.map(phrase).join(' OR ')})` : phrase(w);
+}
+
+/** A word as LIKE matches it: anywhere in the search text, in either of its forms. */
+function motLike(w: string): RawBuilder<boolean> {
+  const like = (f: string) => sql<boolean>`search_text like ${`%${escapeLike(f)}%`} escape '\\'`;
+  const formes = variantes(w);
+  return formes.length > 1 ? sql<boolean>`(${sql.join(formes.map(like), sql` or `)})` : like(w);
+}
+
+/**
+ * SQLite: past this many rows holding its trigrams, a word of two letters that ends some texts is matched by LIKE
+ * rather than by the OR of its trigrams (docs/decisions/0021).
+ */
+const PAIRE_FREQUENTE = 20_000;
+
+/** The search as the query that collects the matches' keys writes it (DemandesRepository.collecte). */
+interface Collecte {
+  /** SQLite: one FTS5 query of every word the trigram index alone holds, null when none. */
+  fts: string | null;
+  /** The other words, each a condition on the row. */
+  conditions: RawBuilder<boolean>[];
+  /** A word that no stored text contains: nothing matches. */
+  vide: boolean;
+}
+
+type LigneSansEtiquettes = Omit<LigneDemande, 'etiquettes'>;
+
+/** A page read among the collected matches, and their number (`exact`: at most TOTAL_BORNE). */
+interface PageParmi {
+  rows: LigneSansEtiquettes[];
+  total: number;
+  exact: boolean;
+}
+
+/**
+ * PostgreSQL, more than TOTAL_BORNE matches: what the first TOTAL_BORNE + 1 of them, read in the table's physical
+ * order, tell of the rest. `estimation`: how many rows match in all, from how far in the table they were found.
+ * `borne`: the sort key of the page's last row among them (null when they are too few for the page): no row past it
+ * can be on the page, so walking the sort index reads at most the rows up to it.
+ */
+interface Echantillon {
+  estimation: number;
+  borne: { valeur: unknown; id: string } | null;
+}
+
 /**
  * Every SQL statement on housing requests, their documents and their status history. Each method
  * takes an optional transaction (`trx`), so that a service can put several in one.
  */
+/**
+ * Rows read at once by an export (`stream`). Few: a batch lives until its last row is written, across the
+ * download's waits, and one that outlives the young generation's collections piles up in the old one until a full
+ * collection (PostgreSQL, 100,000 rows: peak RSS growth 133 MB with 500, 5 MB with 50).
+ */
+const STREAM_LOT = 50;
+
 export class DemandesRepository {
   constructor(
     private readonly db: Db,
@@ -310,15 +384,17 @@ export class DemandesRepository {
    * PostgreSQL the pg_trgm index serves LIKE itself. `walk` (SQLite, a list with more matches than
    * TOTAL_BORNE): the filters do not use their own indexes (`+column`), so that SQLite walks the sort
    * column's index and stops at the page instead of reading and sorting every match (docs/decisions/0013).
+   * `cles` (the query that collects the matches' keys, docs/decisions/0021): the search as `collecte` says, the
+   * words of two letters included, by index.
    */
   private filtered<O>(
     query: SelectQueryBuilder<Database, 'housingRequests', O>,
     q: ListeFiltre,
-    { walk = false }: { walk?: boolean } = {},
+    { walk = false, cles }: { walk?: boolean; cles?: Collecte } = {},
   ): SelectQueryBuilder<Database, 'housingRequests', O> {
     // `+column` keeps SQLite from driving the query by that column's index.
     const col = (name: string) => sql.raw(walk && this.kind === 'sqlite' ? `+${name}` : name);
-    const { trigrammes, autres } = this.mots(q);
+    const { trigrammes, autres } = cles ? { trigrammes: cles.fts, autres: [] } : this.mots(q);
     let out = query;
     // Withdrawn and erased requests (anonymous tombstones) are in no list, count or export. Their search text
     // is empty, so they have no trigram: a search through the trigram index leaves them out by itself.
@@ -326,20 +402,25 @@ export class DemandesRepository {
     if (q.status) {
       out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${q.status}`);
       // The same filter on the rank: sorted by status, the rank's index gives the page directly.
-      if (q.sort === 'statutDeLaDemande') out = out.where('statutRang', '=', statutRang(q.status as Statut));
+      if (q.sort === 'statutDeLaDemande' && !cles) out = out.where('statutRang', '=', statutRang(q.status as Statut));
     }
     if (q.suivi === 'moi') out = out.where(sql<boolean>`${col('suivie_par')} = ${q.suiviePar ?? ''}`);
     if (q.onglet) out = out.where(sql<boolean>`${col('statut_de_la_demande')} in (${sql.join(ONGLETS[q.onglet].statuts)})`);
     if (q.correction) out = out.where(sql<boolean>`${col('correction')} = ${q.correction}`);
     if (q.etiquette) {
       const porteurs = sql`select housing_request_id from demande_etiquettes where etiquette_id = ${q.etiquette}`;
-      // SQLite with a search: the label's requests as rowids, read from the primary key's index alone, so that
-      // both sets meet by rowid and only the rows in both are read, not every row the search matches (at 100,000,
-      // label + "martin" p50 84 -> 53 ms). Without a search, by id: the label's own index serves it better.
+      // PostgreSQL: the request's own label ids (migration 0027), whose GIN index gives the label's requests as a
+      // bitmap of pages, combined with the search's. SQLite, a walk with a search: the label's requests as rowids,
+      // read from the primary key's index alone, so that the walked index entries are checked against both sets by
+      // rowid, without reading their rows. Otherwise by id: collecting keys, SQLite reads the label's ids in the
+      // primary key's index, which holds their rowids, and checks them against the search's rowids there (at
+      // 100,000, label + "martin" 13 -> 5 ms).
       out =
-        trigrammes && this.kind === 'sqlite'
-          ? out.where(sql<boolean>`${col('rowid')} in (select rowid from housing_requests where id in (${porteurs}))`)
-          : out.where(sql<boolean>`${col('id')} in (${porteurs})`);
+        this.kind === 'postgres'
+          ? out.where(sql<boolean>`etiquette_ids @> array[${q.etiquette}]::text[]`)
+          : walk && trigrammes
+            ? out.where(sql<boolean>`${col('rowid')} in (select rowid from housing_requests where id in (${porteurs}))`)
+            : out.where(sql<boolean>`${col('id')} in (${porteurs})`);
     }
     if (q.expiration === 'radiee') out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${STATUT_RADIEE}`);
     else if (q.expiration) {
@@ -354,7 +435,8 @@ export class DemandesRepository {
     }
     // A quoted phrase in a trigram table matches anywhere in the text, like LIKE '%word%', by index.
     if (trigrammes) out = out.where(sql<boolean>`${col('rowid')} in (select rowid from housing_search where housing_search match ${trigrammes})`);
-    for (const word of autres) out = out.where(sql<boolean>`search_text like ${`%${escapeLike(word)}%`} escape '\\'`);
+    for (const word of autres) out = out.where(motLike(word));
+    for (const condition of cles?.conditions ?? []) out = out.where(condition);
     return out;
   }
 
@@ -364,34 +446,77 @@ export class DemandesRepository {
     if (this.kind !== 'sqlite') return { trigrammes: null, autres: words };
     const longs = words.filter((w) => [...w].length >= 3);
     return {
-      trigrammes: longs.length > 0 ? longs.map((w) => `"${w.replace(/"/gu, '""')}"`).join(' AND ') : null,
+      trigrammes: longs.length > 0 ? longs.map(motFts).join(' AND ') : null,
       autres: words.filter((w) => [...w].length < 3),
     };
   }
 
+  private vocabulaire: Promise<unknown> | undefined;
+
   /**
-   * The list's total (docs/decisions/0013). The whole list: exact, every request but the erased ones (SQLite
-   * counts a table without reading it, the erased ones come from their index; PostgreSQL keeps the number in
-   * housing_requests_total, migration 0011). A search or a filter: counted
-   * up to TOTAL_BORNE + 1 matches only; past TOTAL_BORNE the total is TOTAL_BORNE and not exact.
+   * The search as the query that collects the matches' keys writes it (docs/decisions/0021): every word by an
+   * index, the words of two letters included; one letter stays LIKE (it matches most rows: the scan stops early).
+   * SQLite: a word of two letters is in the trigrams that start with it ("zq?": FTS5's vocabulary lists them),
+   * except at the very end of a text (migration 0026's index of the last two characters). When no text ends with
+   * it, the word joins the FTS5 query as the OR of those trigrams; when some do, it is that OR or that ending,
+   * or LIKE when the word is common (its trigrams in more than PAIRE_FREQUENTE rows: LIKE finds 1,001 of them
+   * by reading a few thousand rows, while the OR would be read whole). No trigram and no ending: nothing matches.
+   * PostgreSQL: migration 0026's index of the texts' pairs of characters.
    */
-  async compter(q: ListeFiltre): Promise<{ total: number; exact: boolean }> {
-    const { trigrammes, autres } = this.mots(q);
-    if (!trigrammes && autres.length === 0 && !avecFiltre(q)) {
-      const { rows } =
-        this.kind === 'postgres'
-          ? await sql<{ n: number | string }>`select n from housing_requests_total where id = 1`.execute(this.db)
-          : await sql<{ n: number | string }>`select (select count(*) from housing_requests)
-              - (select count(*) from housing_requests where effacee_le is not null) as n`.execute(this.db);
-      return { total: Number(rows[0]!.n), exact: true };
+  private async collecte(q: ListeFiltre): Promise<Collecte> {
+    const words = q.q ? foldWords(q.q) : [];
+    const like = (w: string) => sql<boolean>`search_text like ${`%${escapeLike(w)}%`} escape '\\'`;
+    const length = (w: string) => [...w].length;
+    if (this.kind !== 'sqlite') {
+      // The pairs only when no longer word narrows the rows: in one bitmap with pg_trgm's (which PostgreSQL rechecks
+      // on each row), `search_bigrams` would be computed again for every candidate row (~0.1 ms each).
+      const paires = words.some((w) => length(w) >= 3) ? [] : words.filter((w) => length(w) === 2);
+      return {
+        fts: null,
+        conditions: [
+          ...(paires.length > 0 ? [sql<boolean>`search_bigrams(search_text) @> ${sql`array[${sql.join(paires)}]::text[]`}`] : []),
+          ...words.filter((w) => !paires.includes(w)).map(motLike),
+        ],
+        vide: false,
+      };
     }
-    // SQLite, a search and nothing else: counted in the trigram index alone.
-    const bounded =
-      trigrammes && autres.length === 0 && !avecFiltre(q)
-        ? sql<{ n: number | string }>`select count(*) as n from (select rowid from housing_search where housing_search match ${trigrammes} limit ${TOTAL_BORNE + 1})`
-        : sql<{ n: number | string }>`select count(*) as n from (${this.filtered(this.db.selectFrom('housingRequests').select(sql`1`.as('un')), q).limit(TOTAL_BORNE + 1)}) as m`;
-    const n = Number((await bounded.execute(this.db)).rows[0]!.n);
-    return n > TOTAL_BORNE ? { total: TOTAL_BORNE, exact: false } : { total: n, exact: true };
+    const groupes = words.filter((w) => length(w) >= 3).map(motFts);
+    const conditions = words.filter((w) => length(w) === 1).map(like);
+    const paires = words.filter((w) => length(w) === 2);
+    if (paires.length > 0) {
+      // FTS5's vocabulary of the trigram index, as a table of this connection (nothing stored, nothing to back up).
+      this.vocabulaire ??= sql`create virtual table if not exists temp.housing_search_vocab using fts5vocab(main, housing_search, row)`
+        .execute(this.db)
+        .catch((error: unknown) => {
+          this.vocabulaire = undefined;
+          throw error;
+        });
+      await this.vocabulaire;
+    }
+    for (const w of paires) {
+      const [{ rows: termes }, { rows: fins }] = await Promise.all([
+        sql<{ term: string; doc: number }>`select term, doc from temp.housing_search_vocab where term >= ${w} and term < ${`${w}\u{10FFFF}`}`.execute(this.db),
+        sql<{ un: number }>`select 1 as un from housing_requests where substr(search_text, -2) = ${w} limit 1`.execute(this.db),
+      ]);
+      const ou = termes.length > 0 ? `(${termes.map((t) => phrase(t.term)).join(' OR ')})` : null;
+      if (fins.length === 0) {
+        if (!ou) return { fts: null, conditions: [], vide: true };
+        groupes.push(ou);
+      } else if (!ou) conditions.push(sql<boolean>`substr(search_text, -2) = ${w}`);
+      else if (termes.reduce((n, t) => n + t.doc, 0) > PAIRE_FREQUENTE) conditions.push(like(w));
+      else conditions.push(sql<boolean>`(rowid in (select rowid from housing_search where housing_search match ${ou}) or substr(search_text, -2) = ${w})`);
+    }
+    return { fts: groupes.length > 0 ? groupes.join(' AND ') : null, conditions, vide: false };
+  }
+
+  /** The whole list's total (docs/decisions/0013): every request but the erased ones, exact, without reading rows. */
+  private async totalSansFiltre(): Promise<number> {
+    const { rows } =
+      this.kind === 'postgres'
+        ? await sql<{ n: number | string }>`select n from housing_requests_total where id = 1`.execute(this.db)
+        : await sql<{ n: number | string }>`select (select count(*) from housing_requests)
+            - (select count(*) from housing_requests where effacee_le is not null) as n`.execute(this.db);
+    return Number(rows[0]!.n);
   }
 
   /**
@@ -420,44 +545,225 @@ export class DemandesRepository {
     return { parStatut, toutes: Object.values(parStatut).reduce((a, b) => a + b, 0), suiviesParMoi: Number(suivies.n) };
   }
 
-  /** One page of the managers' list and its total, exact or bounded (docs/decisions 0007, 0009, 0013). */
+  /**
+   * One page of the managers' list and its total, exact or bounded (docs/decisions 0009, 0013, 0021).
+   * The whole list: its exact total without reading rows, the page from the sort column's index (deep pages from
+   * the other end). A search or a filter: the keys of up to TOTAL_BORNE + 1 matches are collected first, every
+   * word and filter by its index. Up to TOTAL_BORNE, the total is exact and the page is read among those rows by
+   * key, the search not evaluated again (SQLite: their rowids; PostgreSQL: the same statement, the matches
+   * materialised, counted and sorted). Past it, the total is TOTAL_BORNE and the page walks the sort index. A label
+   * alone is first counted in its own index: past the bound, the page walks at once.
+   */
   async page(q: ListeFiltre): Promise<ListeDemandes> {
-    const { total, exact } = await this.compter(q);
     const offset = (q.page - 1) * q.pageSize;
-    if (exact && offset >= total) return { data: [], total, totalExact: true };
     const column = SORT_COLUMN[q.sort];
-    // Deep pages are read from the other end when the total is known: OFFSET 99,990 would walk the whole index.
-    const fromEnd = exact && offset > total / 2;
-    const order = fromEnd ? (q.order === 'asc' ? 'desc' : 'asc') : q.order;
-    const limit = fromEnd ? Math.min(q.pageSize, total - offset) : q.pageSize;
-    // Few matches: read them and sort them. Many: walk the sort index and stop at the page (the search checked
-    // on the walked index entries by rowid, without reading their rows: a LIKE on each row would read every row
-    // before the first match, all the names before « M » for « martin » sorted by name).
-    // Few matches of a search or a filter (SQLite): `+column` keeps the planner from walking the sort index
-    // through rows that do not match (expired requests are the oldest: sorted by date, it would read most rows).
-    const { trigrammes, autres } = this.mots(q);
-    const peu = exact && this.kind === 'sqlite' && (trigrammes !== null || autres.length > 0 || avecFiltre(q));
-    const rows = (await this.filtered(this.db.selectFrom('housingRequests').select([...COLONNES_LIGNE]), q, { walk: !exact })
-      .orderBy(peu ? sql`+${sql.ref(column)}` : column, order)
-      .orderBy('id', order)
-      .limit(limit)
-      .offset(fromEnd ? total - offset - limit : offset)
-      .execute()) as Omit<LigneDemande, 'etiquettes'>[];
+    let rows: LigneSansEtiquettes[];
+    let total: number;
+    let exact = true;
+    if (!q.q && !avecFiltre(q)) {
+      total = await this.totalSansFiltre();
+      if (offset >= total) return { data: [], total, totalExact: true };
+      // Deep pages are read from the other end: OFFSET 99,990 would walk the whole index.
+      const fromEnd = offset > total / 2;
+      const order = fromEnd ? (q.order === 'asc' ? 'desc' : 'asc') : q.order;
+      const limit = fromEnd ? Math.min(q.pageSize, total - offset) : q.pageSize;
+      rows = (await this.db
+        .selectFrom('housingRequests')
+        .select([...COLONNES_LIGNE])
+        .where('effaceeLe', 'is', null)
+        .orderBy(column, order)
+        .orderBy('id', order)
+        .limit(limit)
+        .offset(fromEnd ? total - offset - limit : offset)
+        .execute()) as LigneSansEtiquettes[];
+      if (fromEnd) rows.reverse();
+    } else {
+      const cles = await this.collecte(q);
+      if (cles.vide) return { data: [], total: 0, totalExact: true };
+      const peu =
+        q.etiquette && !q.q && !avecFiltre({ ...q, etiquette: '' }) && (await this.etiquetteAuDelaDeLaBorne(q.etiquette))
+          ? null
+          : this.kind === 'sqlite'
+            ? await this.peuSqlite(q, cles, offset)
+            : await this.peuPostgres(q, cles, offset);
+      const toutes = peu && 'echantillon' in peu ? await this.toutesSiMoinsCher(q, cles, offset, peu.echantillon) : null;
+      if (toutes) {
+        rows = toutes;
+        total = TOTAL_BORNE;
+        exact = false;
+      } else if (peu && 'rows' in peu) {
+        rows = peu.rows;
+        exact = peu.exact;
+        total = exact ? peu.total : TOTAL_BORNE;
+      } else {
+        // More than TOTAL_BORNE matches: walk the sort index and stop at the page. The search checked on the walked
+        // index entries by rowid, without reading their rows (a LIKE on each row would read every row before the
+        // first match, all the names before « M » for « martin » sorted by name); its words of 1-2 letters by LIKE
+        // on the rows walked (they match many rows: the page comes soon).
+        total = TOTAL_BORNE;
+        exact = false;
+        rows = (await this.filtered(this.db.selectFrom('housingRequests').select([...COLONNES_LIGNE]), q, { walk: true })
+          .orderBy(column, q.order)
+          .orderBy('id', q.order)
+          .limit(q.pageSize)
+          .offset(offset)
+          .execute()) as LigneSansEtiquettes[];
+      }
+    }
     // The page's labels, by the primary key of their table.
     const poses =
       rows.length === 0
         ? []
         : await this.db.selectFrom('demandeEtiquettes').select(['housingRequestId', 'etiquetteId']).where('housingRequestId', 'in', rows.map((r) => r.id)).execute();
-    const lignes = rows.map((r) => ({ ...r, etiquettes: poses.filter((p) => p.housingRequestId === r.id).map((p) => p.etiquetteId) }));
-    return { data: fromEnd ? lignes.reverse() : lignes, total, totalExact: exact };
+    const data = rows.map((r) => ({ ...r, etiquettes: poses.filter((p) => p.housingRequestId === r.id).map((p) => p.etiquetteId) }));
+    return { data, total, totalExact: exact };
+  }
+
+  /**
+   * A label alone: whether more than TOTAL_BORNE requests not erased carry it, counted in the labels' own index less
+   * the erased requests that carry it (from their partial index: a few), without reading the requests' rows (on
+   * PostgreSQL, 1,001 lookups of a request by id cost 5-7 ms). False also when the index alone cannot tell.
+   * `cross join`: SQLite then starts from the erased requests (a few), not from every request the label holds.
+   */
+  private async etiquetteAuDelaDeLaBorne(etiquette: string): Promise<boolean> {
+    const { rows } = await sql<{ poses: number | string; effacees: number | string }>`select
+      (select count(*) from (select 1 from demande_etiquettes where etiquette_id = ${etiquette} limit ${2 * TOTAL_BORNE + 1}) as p) as poses,
+      (select count(*) from housing_requests as h cross join demande_etiquettes as d
+        where h.effacee_le is not null and d.housing_request_id = h.id and d.etiquette_id = ${etiquette}) as effacees`.execute(this.db);
+    return Number(rows[0]!.poses) - Number(rows[0]!.effacees) > TOTAL_BORNE;
+  }
+
+  /**
+   * SQLite: the rowids of up to TOTAL_BORNE + 1 matches (a search alone: from the trigram index alone); at most
+   * TOTAL_BORNE, the page among those rows, by rowid. Null past the bound.
+   */
+  private async peuSqlite(q: ListeFiltre, cles: Collecte, offset: number): Promise<PageParmi | null> {
+    const keys = (
+      cles.fts && cles.conditions.length === 0 && !avecFiltre(q)
+        ? await sql<{ k: number }>`select rowid as k from housing_search where housing_search match ${cles.fts} limit ${TOTAL_BORNE + 1}`.execute(this.db)
+        : { rows: await this.filtered(this.db.selectFrom('housingRequests').select(sql<number>`rowid`.as('k')), q, { cles }).limit(TOTAL_BORNE + 1).execute() }
+    ).rows.map((r) => r.k);
+    if (keys.length > TOTAL_BORNE) return null;
+    if (offset >= keys.length) return { rows: [], total: keys.length, exact: true };
+    // `+column`: SQLite reads these rows by rowid and sorts them, never walks the sort index for them.
+    const rows = (await this.db
+      .selectFrom('housingRequests')
+      .select([...COLONNES_LIGNE])
+      .where(sql<boolean>`rowid in (select value from json_each(${JSON.stringify(keys)}))`)
+      .orderBy(sql`+${sql.ref(SORT_COLUMN[q.sort])}`, q.order)
+      .orderBy('id', q.order)
+      .limit(q.pageSize)
+      .offset(offset)
+      .execute()) as LigneSansEtiquettes[];
+    return { rows, total: keys.length, exact: true };
+  }
+
+  /**
+   * PostgreSQL: one statement reads up to TOTAL_BORNE + 1 matches (materialised, so that the planner cannot walk
+   * the sort index through rows that do not match), counts them and, at most TOTAL_BORNE, sorts them and answers
+   * the page. Past the bound: sorted by a column of the search text (TRIS_DU_TEXTE), what those matches tell
+   * (Echantillon), else null (the walk); the validity filters' page comes from all their matches.
+   */
+  private async peuPostgres(q: ListeFiltre, cles: Collecte, offset: number): Promise<PageParmi | { echantillon: Echantillon } | null> {
+    const column = SORT_COLUMN[q.sort];
+    const toutes = q.expiration === 'bientot' || q.expiration === 'expiree';
+    // The sample is read for the sorts toutesSiMoinsCher may serve only (it costs 1-3 ms).
+    const echantillonner = !toutes && TRIS_DU_TEXTE.has(q.sort);
+    const colonnes = ((COLONNES_LIGNE as readonly string[]).includes(column) ? [...COLONNES_LIGNE] : [...COLONNES_LIGNE, column]) as typeof COLONNES_LIGNE;
+    const matches = this.filtered(this.db.selectFrom('housingRequests').select(echantillonner ? [...colonnes, sql<string>`ctid`.as('ctid')] : colonnes), q, { cles });
+    const order = sql.raw(q.order);
+    // `m` without LIMIT: planned to read every match (by the indexes of selective filters, not by a sequential
+    // scan that expects to meet TOTAL_BORNE matches soon), read only as far as the count asks; past the bound the
+    // page is not sorted (`c.n <= …`, checked once before `m` is read again).
+    // The validity filters keep every match for the page: their partial index gives them all (those that end
+    // within a month, or ended within the month before the striking off), and walking the list's order to them
+    // would read most rows first (validities follow registration dates).
+    // Past the bound, the sample (`e`, `k`): the first and last blocks of the table its rows were read from, the table's
+    // size in blocks, and the page's last sort key among them.
+    const premieres = sql`(select * from m limit ${TOTAL_BORNE + 1}) as s`;
+    const echantillon = echantillonner
+      ? sql`left join lateral (select min((ctid::text::point)[0]) as premier, max((ctid::text::point)[0]) as bloc,
+            (select relpages from pg_class where oid = 'housing_requests'::regclass) as blocs
+          from ${premieres} where c.n > ${TOTAL_BORNE}) as e on true
+        left join lateral (select ${sql.ref(column)} as kv, id as kid from ${premieres} where c.n > ${TOTAL_BORNE}
+          order by ${sql.ref(column)} ${order}, id ${order} limit 1 offset ${offset + q.pageSize - 1}) as k on true`
+      : sql``;
+    const { rows } = await sql<LigneSansEtiquettes & { n: number | string; premier?: number | null; bloc?: number | null; blocs?: number | null; kv?: unknown; kid?: string | null }>`with m as materialized (${matches})
+      select c.n, ${echantillonner ? sql`e.premier, e.bloc, e.blocs, k.kv, k.kid,` : sql``} ${sql.join(COLONNES_LIGNE.map((c) => sql.ref(`p.${c}`)))}
+      from (select count(*) as n from (select 1 from m ${toutes ? sql`` : sql`limit ${TOTAL_BORNE + 1}`}) as x) as c
+      left join lateral (select * from m ${toutes ? sql`` : sql`where c.n <= ${TOTAL_BORNE}`}
+        order by ${sql.ref(column)} ${order}, id ${order} limit ${q.pageSize} offset ${offset}) as p on true
+      ${echantillon}`.execute(this.db);
+    const first = rows[0]!;
+    const total = Number(first.n);
+    if (total > TOTAL_BORNE && !toutes) {
+      if (!echantillonner) return null;
+      // Blocks premier..bloc held TOTAL_BORNE + 1 matches: as many in each part of the table (relpages: as of the last
+      // VACUUM or ANALYZE; never less than the blocks seen; 0 before the first: no estimate, the walk is kept). A
+      // sequential scan may start mid-table and wrap around (synchronised scans): the span is then most of the table,
+      // the estimate large, and the walk is kept.
+      const vus = Number(first.bloc ?? 0) - Number(first.premier ?? 0) + 1;
+      const blocs = Number(first.blocs ?? 0);
+      const estimation = blocs > 0 ? Math.round(((TOTAL_BORNE + 1) * Math.max(blocs, vus)) / vus) : Number.POSITIVE_INFINITY;
+      return { echantillon: { estimation, borne: first.kid == null || first.kv == null ? null : { valeur: first.kv, id: first.kid } } };
+    }
+    return {
+      rows: rows.filter((r) => r.id !== null).map(({ n: _n, premier: _p, bloc: _b, blocs: _bs, kv: _kv, kid: _kid, ...r }) => r),
+      total,
+      exact: total <= TOTAL_BORNE,
+    };
+  }
+
+  /**
+   * PostgreSQL, more than TOTAL_BORNE matches: the page read among all of them (each match read, then sorted) when
+   * that reads fewer rows than walking the sort index would, else null (the walk). The walk reads every row before
+   * the page's last, matching or not: few when the matches are spread along the sort order, but most of the table
+   * when the search is on that very column (« martin » sorted by name: every name before « M », 103 ms at 100,000
+   * against 25 for its 7,911 matches). The walk's rows are at most those up to the sample's page key (the planner's
+   * estimate, from its statistics), the matches as the sample estimates them; a match read costs about twice a row
+   * walked (measured: 3.4 and 1.8 µs). Only for the sorts on what the search text holds and the registration order
+   * does not (names, e-mail): the sample comes in the table's physical order, which is the order of registration,
+   * so its page key on a date is far from the true one, and a search is not on a date.
+   */
+  private async toutesSiMoinsCher(q: ListeFiltre, cles: Collecte, offset: number, { estimation, borne }: Echantillon): Promise<LigneSansEtiquettes[] | null> {
+    if (!borne) return null;
+    const column = SORT_COLUMN[q.sort];
+    const { rows: plan } = await sql<Record<string, unknown>>`explain (format json) select 1 from housing_requests
+      where (${sql.ref(column)}, id) ${sql.raw(q.order === 'asc' ? '<=' : '>=')} (${borne.valeur}, ${borne.id})`.execute(this.db);
+    const parcours = Number((Object.values(plan[0] ?? {})[0] as [{ Plan?: { 'Plan Rows'?: number } }] | undefined)?.[0]?.Plan?.['Plan Rows']);
+    if (!(2 * estimation < parcours)) return null;
+    // The matches' ids and sort keys only (materialised: read once, by the search's indexes), then the page's rows.
+    const matches = this.filtered(this.db.selectFrom('housingRequests').select(['id', column]), q, { cles });
+    const order = sql.raw(q.order);
+    const { rows } = await sql<LigneSansEtiquettes>`with m as materialized (${matches}),
+      p as (select id from m order by ${sql.ref(column)} ${order}, id ${order} limit ${q.pageSize} offset ${offset})
+      select ${sql.join(COLONNES_LIGNE.map((c) => sql.ref(`h.${c}`)))} from housing_requests as h join p on p.id = h.id
+      order by ${sql.ref(`h.${column}`)} ${order}, h.id ${order}`.execute(this.db);
+    return rows;
   }
 
   /** Every matching request, in the list's order, read from the database in batches. */
-  stream(q: ListeFiltre): AsyncIterableIterator<DemandeRow> {
-    return this.filtered(this.db.selectFrom('housingRequests').selectAll(), q)
-      .orderBy(SORT_COLUMN[q.sort], q.order)
-      .orderBy('id', q.order)
-      .stream(500);
+  async *stream(q: ListeFiltre): AsyncIterableIterator<DemandeRow> {
+    const ordre = <O>(query: SelectQueryBuilder<Database, 'housingRequests', O>) =>
+      this.filtered(query, q).orderBy(SORT_COLUMN[q.sort], q.order).orderBy('id', q.order);
+    if (this.kind !== 'sqlite') {
+      // A cursor on one of the pool's connections: the others serve the app meanwhile.
+      yield* ordre(this.db.selectFrom('housingRequests').selectAll()).stream(STREAM_LOT);
+      return;
+    }
+    // SQLite has one connection: a cursor would hold it while the download goes at its client's pace (a slow
+    // one stopped every other request). The ids in order first (a few MB at 100,000), then the rows by batches,
+    // each a short read; a request erased or withdrawn meanwhile is left out.
+    const ids = (await ordre(this.db.selectFrom('housingRequests').select('id')).execute()).map((r) => r.id);
+    for (let i = 0; i < ids.length; i += STREAM_LOT) {
+      const lot = ids.slice(i, i + STREAM_LOT);
+      const rows = await this.db.selectFrom('housingRequests').selectAll().where('id', 'in', lot).where('effaceeLe', 'is', null).execute();
+      const parId = new Map(rows.map((r) => [r.id, r]));
+      for (const id of lot) {
+        const row = parId.get(id);
+        if (row) yield row;
+      }
+    }
   }
 
   /**

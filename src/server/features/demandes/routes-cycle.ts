@@ -1,12 +1,14 @@
 import contentDisposition from 'content-disposition';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { isGestionnaire } from '../../../domain/compte.js';
 import { cycleDeVieSchema } from '../../../domain/cycleDeVie.js';
 import { numeroUniqueParamsSchema } from '../../../domain/demande.js';
 import { STATUTS } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { fichier, reponses } from '../../http.js';
+import { InstructionRepository } from '../instruction/repository.js';
 import { demandeEnAccesComplet } from './access.js';
 import { attestationHorsBoucle, nomAttestation } from './attestation.js';
 import { reactiver, renouveler, vueCycleDeVie } from './cycleDeVie.js';
@@ -22,6 +24,8 @@ export function routesCycleDeVie(deps: { repository: DemandesRepository }) {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
     const { config, rateLimits, bus, now } = app.deps;
+    // A manager's download of the attestation goes in the audit of their handling (features/instruction).
+    const journal = new InstructionRepository(app.deps.db);
 
     const loadWithFullAccess = (request: FastifyRequest, numeroUnique: string) => demandeEnAccesComplet(repository, request, numeroUnique);
 
@@ -64,6 +68,9 @@ export function routesCycleDeVie(deps: { repository: DemandesRepository }) {
     app.get('/logement/:numeroUnique/attestation.pdf', { schema: { params: numeroUniqueParamsSchema, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       const pdf = await attestationHorsBoucle(row, now());
+      // Recorded for managers only (the applicant's own download is not): who and when, nothing of the person.
+      const user = await compteDe(request);
+      if (user && isGestionnaire(user.userType)) await journal.journaliser({ housingRequestId: row.id, acteurUserId: user.id, action: 'attestation', le: now().toISOString() });
       return reply
         .headers(USER_FILE_HEADERS)
         .header('Content-Type', 'application/pdf')

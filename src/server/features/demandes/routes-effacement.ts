@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { isGestionnaire } from '../../../domain/compte.js';
 import { numeroUniqueParamsSchema } from '../../../domain/demande.js';
 import { MESSAGE_RENVOI_LIEN } from '../../../domain/effacement.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
@@ -8,6 +9,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses, zipStream } from '../../http.js';
+import { InstructionRepository } from '../instruction/repository.js';
 import { demandeEnAccesComplet, demandeOu404, demandePourLeDemandeur } from './access.js';
 import { ajouterDemande } from './donnees.js';
 import { effacerDemande, supprimerDocument } from './effacement.js';
@@ -32,6 +34,7 @@ export function routesEffacementPubliques(deps: { repository: DemandesRepository
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
     const { storage, mailer, config, rateLimits, now } = app.deps;
+    const journal = new InstructionRepository(app.deps.db);
 
     const loadWithFullAccess = (request: FastifyRequest, numeroUnique: string) => demandeEnAccesComplet(repository, request, numeroUnique);
     const loadForRequester = (request: FastifyRequest, numeroUnique: string) => demandePourLeDemandeur(repository, request, numeroUnique);
@@ -83,6 +86,9 @@ export function routesEffacementPubliques(deps: { repository: DemandesRepository
     // « Télécharger mes données » for one request (private key or owner): demande.json and its documents.
     app.get('/logement/:numeroUnique/export.zip', { schema: { params: numeroUniqueParamsSchema, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
+      // A manager's download goes in the audit (features/instruction); the applicant's own does not.
+      const user = await compteDe(request);
+      if (user && isGestionnaire(user.userType)) await journal.journaliser({ housingRequestId: row.id, acteurUserId: user.id, action: 'donnees-zip', le: now().toISOString() });
       const archive = zipStream(request, reply, `demande-${row.numeroUnique}-donnees.zip`);
       await ajouterDemande(archive, { repository, storage }, row);
       void archive.finalize();

@@ -5,11 +5,12 @@ import { isGestionnaire } from '../../../domain/compte.js';
 import {
   demandeCreeeSchema,
   demandeSaisieSchema,
-  demandeStatutVueSchema,
   demandeVueSchema,
   evenementStatutSchema,
+  maDemandeSchema,
   numeroUniqueParamsSchema,
 } from '../../../domain/demande.js';
+import type { EtatCorrection } from '../../../domain/corrections.js';
 import { documentsParCategorieSchema, libelleCategorie } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
@@ -143,8 +144,8 @@ export function routesCompte(deps: { repository: DemandesRepository }) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     // "Mes demandes": the requests submitted by the signed-in account.
-    app.get('/logement/mine', { schema: { response: reponses(200, z.object({ data: z.array(demandeStatutVueSchema) })) } }, async (request) => ({
-      data: (await deps.repository.listByOwner((await compteDe(request))!.id)).map(toStatutVue),
+    app.get('/logement/mine', { schema: { response: reponses(200, z.object({ data: z.array(maDemandeSchema) })) } }, async (request) => ({
+      data: (await deps.repository.listByOwner((await compteDe(request))!.id)).map((row) => ({ ...toStatutVue(row), correction: row.correction as EtatCorrection | null })),
     }));
   };
 }

@@ -22,7 +22,7 @@ import type { Db } from '../../db/index.js';
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { AVATARS_PREFIX, filesOf, type Storage, type TempFile } from '../../storage/index.js';
-import { enArrierePlan } from '../../worker/index.js';
+import { enArrierePlanCedant } from '../../worker/index.js';
 import type { DemandesRepository } from './repository.js';
 
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
@@ -145,8 +145,19 @@ class Inspector extends Transform {
     return Buffer.concat(this.head);
   }
 
-  wholeBytes(): Buffer {
-    return Buffer.concat(this.whole ?? []);
+  /**
+   * The whole file (a PDF) in an ArrayBuffer of its own (never Buffer's shared pool: it may be handed over to another
+   * thread); the chunks are let go.
+   */
+  wholeBytes(): Uint8Array<ArrayBuffer> {
+    const whole = new Uint8Array(this.size);
+    let offset = 0;
+    for (const chunk of this.whole ?? []) {
+      whole.set(chunk, offset);
+      offset += chunk.length;
+    }
+    this.whole?.splice(0);
+    return whole;
   }
 }
 
@@ -239,7 +250,9 @@ async function stageFile(
   }
   if (detected === 'application/pdf') {
     // On the background thread: a large PDF's objects are read and decompressed there, not on the event loop.
-    const verdict = await enArrierePlan('inspecterPdf', inspector.wholeBytes());
+    // Handed over, not copied: the file is not held twice.
+    const pdf = inspector.wholeBytes();
+    const verdict = await enArrierePlanCedant('inspecterPdf', [pdf.buffer], pdf);
     if (!verdict.ok) {
       log.info({ raison: verdict.raison, detail: 'detail' in verdict ? verdict.detail : undefined }, 'PDF refusé');
       throw pdfRefused(originalName, verdict.raison);

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { CouleurEtiquette, Etiquette } from '../../../domain/etiquettes.js';
-import type { Db } from '../../db/index.js';
+import type { Db, DbKind } from '../../db/index.js';
 
 /** The SQL of labels and of the labels requests carry (migration 0016). */
 export class EtiquettesRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
 
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -37,11 +40,32 @@ export class EtiquettesRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Deletes the label and takes it off every request. */
+  /**
+   * Deletes the label and takes it off every request. On PostgreSQL the requests that carry it are locked first, in
+   * the order of their ids, as a change of one request's labels locks that request first: two such changes, or two
+   * deletions, then wait for each other instead of each holding what the other needs (a deadlock).
+   */
   async supprimer(id: string, trx: Db): Promise<boolean> {
+    if (this.kind === 'postgres') {
+      await trx
+        .selectFrom('housingRequests')
+        .select('id')
+        .where('id', 'in', (eb) => eb.selectFrom('demandeEtiquettes').select('housingRequestId').where('etiquetteId', '=', id))
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+    }
     await trx.deleteFrom('demandeEtiquettes').where('etiquetteId', '=', id).execute();
     const result = await trx.deleteFrom('etiquettes').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  /**
+   * Locks the request's row until the transaction ends (PostgreSQL; SQLite writes one transaction at a time): two
+   * changes of its labels at once then read its labels one after the other, and cannot both pass the limit.
+   */
+  async verrouiller(housingRequestId: string, trx: Db): Promise<void> {
+    if (this.kind === 'postgres') await trx.selectFrom('housingRequests').select('id').where('id', '=', housingRequestId).forUpdate().execute();
   }
 
   /** The ids of the labels one request carries. */

@@ -1,4 +1,4 @@
-import { ETIQUETTES_MAX, type Etiquette, type NouvelleEtiquette } from '../../../domain/etiquettes.js';
+import { ETIQUETTES_MAX, ETIQUETTES_PAR_DEMANDE_MAX, type Etiquette, type NouvelleEtiquette } from '../../../domain/etiquettes.js';
 import type { Db } from '../../db/index.js';
 import { ApiError } from '../../errors.js';
 import type { InstructionRepository } from '../instruction/repository.js';
@@ -47,27 +47,37 @@ export class EtiquettesService {
     return voulues;
   }
 
-  /** Adds one label to the request (bulk work); answers whether it was not there yet. */
-  ajouter(housingRequestId: string, id: string, managerId: string): Promise<boolean> {
-    return this.deps.repository.transaction(async (trx) => (await this.appliquer(housingRequestId, null, id, managerId, trx)).ajoutees.length > 0);
+  /**
+   * Adds one label to the request (bulk work): `ajoutee`, `deja` there, or `complete` — the request already
+   * carries ETIQUETTES_PAR_DEMANDE_MAX labels and is left as it is (the limit of `PUT …/etiquettes`).
+   */
+  async ajouter(housingRequestId: string, id: string, managerId: string): Promise<'ajoutee' | 'deja' | 'complete'> {
+    const { ajoutees, complete } = await this.deps.repository.transaction((trx) => this.appliquer(housingRequestId, null, id, managerId, trx));
+    return complete ? 'complete' : ajoutees.length > 0 ? 'ajoutee' : 'deja';
   }
 
-  /** The request's labels become `voulues`, or get `une` more; the change goes to the audit. */
+  /**
+   * The request's labels become `voulues`, or get `une` more; the change goes to the audit. Never more than
+   * ETIQUETTES_PAR_DEMANDE_MAX: `une` more on a request that has as many changes nothing (`complete`).
+   */
   private async appliquer(housingRequestId: string, voulues: string[] | null, une: string | null, managerId: string, trx: Db) {
     const { repository, journal } = this.deps;
     const toutes = new Map((await repository.liste(trx)).map((e) => [e.id, e.nom]));
     const cible = voulues ?? [une!];
     if (cible.some((id) => !toutes.has(id))) throw introuvable();
+    await repository.verrouiller(housingRequestId, trx);
     const actuelles = await repository.deDemande(housingRequestId, trx);
     const ajoutees = cible.filter((id) => !actuelles.includes(id));
     const retirees = voulues ? actuelles.filter((id) => !voulues.includes(id)) : [];
-    if (ajoutees.length + retirees.length === 0) return { ajoutees, retirees };
+    // `voulues` holds at most the limit (PUT's schema); one more on a request already full skips it.
+    if (!voulues && ajoutees.length > 0 && actuelles.length >= ETIQUETTES_PAR_DEMANDE_MAX) return { ajoutees: [], retirees: [], complete: true };
+    if (ajoutees.length + retirees.length === 0) return { ajoutees, retirees, complete: false };
     const le = this.deps.now().toISOString();
     await repository.poser(housingRequestId, ajoutees, managerId, le, trx);
     await repository.retirer(housingRequestId, retirees, trx);
     const noms = (ids: string[]) => ids.map((id) => `« ${toutes.get(id) ?? '?'} »`).join(', ');
     const detail = [ajoutees.length ? `ajoutée : ${noms(ajoutees)}` : '', retirees.length ? `retirée : ${noms(retirees)}` : ''].filter(Boolean).join(' ; ');
     await journal.journaliser({ housingRequestId, acteurUserId: managerId, action: 'etiquettes', detail, le }, trx);
-    return { ajoutees, retirees };
+    return { ajoutees, retirees, complete: false };
   }
 }

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { ActionJournal, EntreeJournal, Note } from '../../../domain/instruction.js';
-import { ACTIONS_JOURNAL } from '../../../domain/instruction.js';
+import { isGestionnaire } from '../../../domain/compte.js';
+import type { ActionJournal, EntreeJournal, ExportJournalise, Gestionnaire, Note } from '../../../domain/instruction.js';
+import { ACTIONS_JOURNAL, DERNIERS_EXPORTS_MAX, lireDetailExport } from '../../../domain/instruction.js';
 import type { Db } from '../../db/index.js';
 
 /** Who wrote or did it, as managers read it: « Prénom Nom », or a deleted account. */
 const nomDe = (r: { prenom: string | null; nom: string | null }) => (r.prenom || r.nom ? `${r.prenom ?? ''} ${r.nom ?? ''}`.trim() : 'Compte supprimé');
+
+/** Managers' names in the order people read them: accents and case aside. */
+const parNom = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
 
 /** The SQL of the managers' handling of requests: notes, « Suivie par », the audit (migration 0013). */
 export class InstructionRepository {
@@ -37,6 +41,36 @@ export class InstructionRepository {
     return user?.email ?? null;
   }
 
+  /**
+   * Whom to tell of the applicant's message: the manager who follows the request; else the manager (still one)
+   * who last wrote in its thread or last asked for corrections on it; else nobody (null). Their e-mail, and
+   * whether they follow the request.
+   */
+  async destinataireMessage(housingRequestId: string, trx: Db = this.db): Promise<{ email: string; suit: boolean } | null> {
+    const suivi = await this.emailDuSuivi(housingRequestId, null, trx);
+    if (suivi) return { email: suivi, suit: true };
+    const ecrits = trx
+      .selectFrom('messages')
+      .select(['auteurUserId as userId', 'le'])
+      .where('housingRequestId', '=', housingRequestId)
+      .where('de', '=', 'mairie')
+      .where('auteurUserId', 'is not', null);
+    const demandes = trx
+      .selectFrom('corrections')
+      .select(['demandeePar as userId', 'demandeeLe as le'])
+      .where('housingRequestId', '=', housingRequestId)
+      .where('demandeePar', 'is not', null);
+    const candidats = await trx
+      .selectFrom(ecrits.unionAll(demandes).as('c'))
+      .innerJoin('user', 'user.id', 'c.userId')
+      .select(['user.email', 'user.userType'])
+      .orderBy('c.le', 'desc')
+      .execute();
+    // An account that is no longer a manager is told nothing of the request.
+    const dernier = candidats.find((c) => isGestionnaire(c.userType));
+    return dernier ? { email: dernier.email, suit: false } : null;
+  }
+
   async notes(housingRequestId: string): Promise<Note[]> {
     const rows = await this.db
       .selectFrom('notesInternes')
@@ -55,9 +89,30 @@ export class InstructionRepository {
     return id;
   }
 
-  async nomDuCompte(userId: string): Promise<string> {
-    const row = await this.db.selectFrom('user').select(['prenom', 'nom']).where('id', '=', userId).executeTakeFirst();
+  async nomDuCompte(userId: string, trx: Db = this.db): Promise<string> {
+    const row = await trx.selectFrom('user').select(['prenom', 'nom']).where('id', '=', userId).executeTakeFirst();
     return nomDe(row ?? { prenom: null, nom: null });
+  }
+
+  /** The accounts a request may be given to (managers and admins), by « Prénom Nom »; never their e-mail. */
+  async gestionnaires(): Promise<Gestionnaire[]> {
+    const rows = await this.db.selectFrom('user').select(['id', 'prenom', 'nom']).where('userType', 'in', ['manager', 'admin']).execute();
+    return rows.map((r) => ({ id: r.id, nom: nomDe(r) })).sort((a, b) => parNom.compare(a.nom, b.nom) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** A manager's or an admin's account: their name and their e-mail (to tell them); undefined for any other id. */
+  async gestionnaire(userId: string, trx: Db = this.db): Promise<{ id: string; nom: string; email: string } | undefined> {
+    const row = await trx.selectFrom('user').select(['id', 'prenom', 'nom', 'email', 'userType']).where('id', '=', userId).executeTakeFirst();
+    return row && isGestionnaire(row.userType) ? { id: row.id, nom: nomDe(row), email: row.email } : undefined;
+  }
+
+  async numeroDe(housingRequestId: string, trx: Db = this.db): Promise<string> {
+    return (await trx.selectFrom('housingRequests').select('numeroUnique').where('id', '=', housingRequestId).executeTakeFirstOrThrow()).numeroUnique;
+  }
+
+  /** What a live event names of the request: its numéro and its status. */
+  async pourEvenement(housingRequestId: string): Promise<{ numeroUnique: string; statutDeLaDemande: string } | undefined> {
+    return this.db.selectFrom('housingRequests').select(['numeroUnique', 'statutDeLaDemande']).where('id', '=', housingRequestId).executeTakeFirst();
   }
 
   async suivi(housingRequestId: string, trx: Db = this.db): Promise<{ id: string; nom: string } | null> {
@@ -83,7 +138,10 @@ export class InstructionRepository {
       .execute();
   }
 
-  /** The request's audit, with its status changes made by someone (from the history; the jobs' are not), oldest first. */
+  /**
+   * The request's audit, with its status changes made by someone (from the history; the jobs' are not), oldest
+   * first. A change undone within its window (« Annuler ») left the history but stays here, followed by its undo.
+   */
   async journal(housingRequestId: string): Promise<EntreeJournal[]> {
     const actions = await this.db
       .selectFrom('journalGestion')
@@ -94,9 +152,9 @@ export class InstructionRepository {
     const statuts = await this.db
       .selectFrom('statusEvents')
       .innerJoin('user', 'user.id', 'statusEvents.actorUserId')
-      .select(['statusEvents.toStatus', 'statusEvents.at', 'user.prenom', 'user.nom'])
+      .leftJoin('user as annuleur', 'annuleur.id', 'statusEvents.undoneBy')
+      .select(['statusEvents.toStatus', 'statusEvents.at', 'statusEvents.undoneAt', 'user.prenom', 'user.nom', 'annuleur.prenom as aPrenom', 'annuleur.nom as aNom'])
       .where('statusEvents.housingRequestId', '=', housingRequestId)
-      .where('statusEvents.undoneAt', 'is', null)
       .execute();
     // Requests for corrections: asked and closed by a manager, answered by the applicant (no name: a key holder).
     const corrections = await this.db
@@ -114,6 +172,15 @@ export class InstructionRepository {
       ])
       .where('corrections.housingRequestId', '=', housingRequestId)
       .execute();
+    // « a confié la demande à »: the colleague is kept as their account id, and named now (a deleted account too).
+    const confiesA = [...new Set(actions.filter((a) => a.action === 'confie' && a.detail).map((a) => a.detail!))];
+    const collegues = new Map(
+      confiesA.length === 0
+        ? []
+        : (await this.db.selectFrom('user').select(['id', 'prenom', 'nom']).where('id', 'in', confiesA).execute()).map((u) => [u.id, nomDe(u)] as const),
+    );
+    const detailDe = (a: { action: string; detail: string | null }) =>
+      a.action === 'confie' && a.detail ? (collegues.get(a.detail) ?? nomDe({ prenom: null, nom: null })) : a.detail;
     const entree = (action: ActionJournal, par: string, le: string): EntreeJournal => ({ action, libelle: ACTIONS_JOURNAL[action], par, le });
     const entrees: EntreeJournal[] = [
       ...corrections.flatMap((c) => [
@@ -121,16 +188,41 @@ export class InstructionRepository {
         ...(c.faiteLe ? [entree('corrections-faites', 'Le demandeur', c.faiteLe)] : []),
         ...(c.closeLe ? [entree('correction-close', nomDe({ prenom: c.cPrenom, nom: c.cNom }), c.closeLe)] : []),
       ]),
-      ...actions.map((a) => ({
-        action: a.action as ActionJournal,
-        libelle: ACTIONS_JOURNAL[a.action as ActionJournal] ?? a.action,
-        // No account: the applicant (by the private key or as the owner), who acts in no manager's name.
-        par: a.acteurUserId === null ? 'Le demandeur' : nomDe(a),
-        le: a.le,
-        ...(a.detail ? { detail: a.detail } : {}),
-      })),
-      ...statuts.map((s) => ({ action: 'statut' as const, libelle: ACTIONS_JOURNAL.statut, par: nomDe(s), le: s.at, detail: s.toStatus })),
+      ...actions.map((a) => {
+        const detail = detailDe(a);
+        return {
+          action: a.action as ActionJournal,
+          libelle: ACTIONS_JOURNAL[a.action as ActionJournal] ?? a.action,
+          // No account: the applicant (by the private key or as the owner), who acts in no manager's name.
+          par: a.acteurUserId === null ? 'Le demandeur' : nomDe(a),
+          le: a.le,
+          ...(detail ? { detail } : {}),
+        };
+      }),
+      ...statuts.flatMap((s) => [
+        // « a changé le statut : Attribué, puis annulé », then who undid it and when.
+        { ...entree('statut', nomDe(s), s.at), detail: s.undoneAt ? `${s.toStatus}, puis annulé` : s.toStatus },
+        ...(s.undoneAt ? [{ ...entree('statut-annule', nomDe({ prenom: s.aPrenom, nom: s.aNom }), s.undoneAt), detail: s.toStatus }] : []),
+      ]),
     ];
     return entrees.sort((a, b) => (a.le < b.le ? -1 : a.le > b.le ? 1 : 0));
+  }
+
+  /** The latest exports of the managers' list, newest first: who, when, the format and the columns' count. */
+  async derniersExports(): Promise<ExportJournalise[]> {
+    const rows = await this.db
+      .selectFrom('journalGestion')
+      .leftJoin('user', 'user.id', 'journalGestion.acteurUserId')
+      .select(['journalGestion.le', 'journalGestion.detail', 'user.prenom', 'user.nom'])
+      .where('journalGestion.housingRequestId', 'is', null)
+      .where('journalGestion.action', '=', 'export')
+      .orderBy('journalGestion.le', 'desc')
+      .orderBy('journalGestion.id', 'desc')
+      .limit(DERNIERS_EXPORTS_MAX)
+      .execute();
+    return rows.map((r) => {
+      const lu = lireDetailExport(r.detail);
+      return { par: nomDe(r), le: r.le, format: lu?.format ?? null, colonnes: lu?.colonnes ?? null };
+    });
   }
 }

@@ -2,7 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { numeroUniqueParamsSchema } from '../../../domain/demande.js';
-import { entreeJournalSchema, noteSchema, nouvelleNoteSchema, suiviSchema, suiviVueSchema } from '../../../domain/instruction.js';
+import {
+  confierSchema,
+  entreeJournalSchema,
+  exportJournaliseSchema,
+  gestionnaireSchema,
+  noteSchema,
+  nouvelleNoteSchema,
+  suiviSchema,
+  suiviVueSchema,
+} from '../../../domain/instruction.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
@@ -55,10 +64,32 @@ export function routesInstruction(deps: { repository: InstructionRepository; ser
       },
     );
 
+    // « Confier à… » a colleague (a manager or an admin): they follow the request, and are told by e-mail.
+    app.post(
+      '/logement/:numeroUnique/confier',
+      { schema: { params: numeroUniqueParamsSchema, body: confierSchema, response: reponses(200, z.object({ data: suiviVueSchema })) } },
+      async (request) => {
+        const id = await demande(request.params.numeroUnique);
+        return { data: (await service.confier(id, (await compteDe(request))!.id, request.body.gestionnaireId)).vue };
+      },
+    );
+
+    // Whom a request may be given to: every manager and admin, « Prénom Nom », never an e-mail.
+    // Not under /logement/: a word there may be a numéro unique.
+    app.get('/gestionnaires', { schema: { response: reponses(200, z.object({ data: z.array(gestionnaireSchema) })) } }, async () => ({
+      data: await repository.gestionnaires(),
+    }));
+
     app.get(
       '/logement/:numeroUnique/journal',
       { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: z.array(entreeJournalSchema) })) } },
       async (request) => ({ data: await repository.journal(await demande(request.params.numeroUnique)) }),
     );
+
+    // « Derniers exports » of the list (docs/produit.md « Instruction »): the latest 20, newest first.
+    // Not under /logement/: a word of 6 letters or more there is a possible numéro unique (« exports » is one).
+    app.get('/exports/journal', { schema: { response: reponses(200, z.object({ data: z.array(exportJournaliseSchema) })) } }, async () => ({
+      data: await repository.derniersExports(),
+    }));
   };
 }

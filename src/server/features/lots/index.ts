@@ -14,12 +14,12 @@ import { LotsService } from './service.js';
 export default async function lots(app: FastifyInstance): Promise<void> {
   const { db, dbKind, mailer, bus, config, now } = app.deps;
   const repository = new DemandesRepository(db, dbKind, now);
-  const etiquettes = new EtiquettesRepository(db);
+  const etiquettes = new EtiquettesRepository(db, dbKind);
   const service = new LotsService({
     repository,
     lots: new LotsRepository(db),
     demandes: new DemandesService({ repository, mailer, bus, config, now }),
-    instruction: new InstructionService({ repository: new InstructionRepository(db), now }),
+    instruction: new InstructionService({ repository: new InstructionRepository(db), now, envoi: { mailer, publicUrl: config.publicUrl }, bus, log: app.log }),
     etiquettes: { service: new EtiquettesService({ repository: etiquettes, journal: new InstructionRepository(db), now }), repository: etiquettes },
     log: app.log,
   });

@@ -2,8 +2,8 @@ import type { EtatLot } from '../../../domain/lots.js';
 import type { Db } from '../../db/index.js';
 import type { LotTable } from '../../db/schema.js';
 
-/** What one request of a bulk action did: changed, already so, failed. */
-export type Issue = 'faits' | 'inchanges' | 'echecs';
+/** What one request of a bulk action did: changed, already so, left as it was (10 labels already), failed. */
+export type Issue = 'faits' | 'inchanges' | 'completes' | 'echecs';
 
 /**
  * Bulk actions' progress in the database (migration 0023), so that any instance answers a manager's poll. The
@@ -17,7 +17,7 @@ export class LotsRepository {
   async creer(etat: EtatLot, proprietaire: string, bailJusqua: string, now: string): Promise<void> {
     await this.db
       .insertInto('lots')
-      .values({ id: etat.id, proprietaire, total: etat.total, faits: 0, inchanges: 0, echecs: 0, fini: 0, interrompu: 0, bailJusqua, creeLe: now })
+      .values({ id: etat.id, proprietaire, total: etat.total, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: 0, interrompu: 0, bailJusqua, creeLe: now })
       .execute();
   }
 
@@ -74,6 +74,7 @@ export function etatDuLot(row: LotTable, now: string): EtatLot {
     total: Number(row.total),
     faits: Number(row.faits),
     inchanges: Number(row.inchanges),
+    completes: Number(row.completes),
     echecs: Number(row.echecs),
     fini: row.fini === 1 || coupe,
     ...(interrompu ? { interrompu: true } : {}),

@@ -25,7 +25,13 @@ export function mailMessageMairie(row: DemandeRow, publicUrl: string, texte: str
   };
 }
 
-/** The applicant wrote: the manager who follows the request is told, without the text (it stays on the site). */
-export function mailMessageDemandeur(row: DemandeRow, publicUrl: string, to: string): Mail {
-  return mailGestionnaire(row, publicUrl, to, 'Nouveau message', `Le demandeur a écrit un message sur la demande n° ${row.numeroUnique}, que vous suivez. Lisez-le sur sa page :`);
+/**
+ * The applicant wrote: the manager who follows the request is told (`suit`), or, when nobody follows it, the one
+ * who last wrote to the applicant or asked for corrections; without the text (it stays on the site).
+ */
+export function mailMessageDemandeur(row: DemandeRow, publicUrl: string, to: string, suit = true): Mail {
+  const pourquoi = suit
+    ? ', que vous suivez'
+    : ', que personne ne suit : il vous est signalé parce que votre message ou votre demande de corrections est le plus récent de la mairie annexe sur cette demande';
+  return mailGestionnaire(row, publicUrl, to, 'Nouveau message', `Le demandeur a écrit un message sur la demande n° ${row.numeroUnique}${pourquoi}. Lisez-le sur sa page :`);
 }

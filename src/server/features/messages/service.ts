@@ -16,15 +16,16 @@ const autre = (cote: Cote): Cote => (cote === 'mairie' ? 'demandeur' : 'mairie')
 
 /**
  * A request's thread (docs/produit.md « Messages »): writing one is a transaction with its e-mail (outbox) —
- * to the applicant for the town hall's, to the manager who follows the request for the applicant's; reading
+ * to the applicant for the town hall's; for the applicant's, to the manager who follows the request, or when
+ * nobody does to the manager who last wrote in the thread or asked for corrections (else to nobody); reading
  * the thread marks the other side's messages read. Managers see who wrote; the applicant sees « la mairie annexe ».
  */
 export class MessagesService {
   constructor(
     private readonly deps: {
       repository: MessagesRepository;
-      /** Who follows the request (features/instruction). */
-      suivi: Pick<InstructionRepository, 'emailDuSuivi'>;
+      /** Which manager hears of the applicant's message (features/instruction). */
+      suivi: Pick<InstructionRepository, 'destinataireMessage'>;
       mailer: Mailer;
       bus: EventBus;
       config: Pick<Config, 'publicUrl'>;
@@ -52,12 +53,12 @@ export class MessagesService {
   async ecrire(demande: DemandeRow, de: Cote, auteurUserId: string | null, texte: string, log: FastifyBaseLogger, pieces?: PiecesRecues): Promise<Message> {
     const { repository, mailer, config } = this.deps;
     const le = this.deps.now().toISOString();
-    const suivi = de === 'demandeur' ? await this.deps.suivi.emailDuSuivi(demande.id) : null;
+    const gestionnaire = de === 'demandeur' ? await this.deps.suivi.destinataireMessage(demande.id) : null;
     let ecrit: MessageTable | undefined;
     const ecrire = async (trx: Db, noms: readonly string[]) => {
       ecrit = await repository.ajouter({ housingRequestId: demande.id, de, auteurUserId, texte, le }, trx);
       if (de === 'mairie') await mailer.enqueue(mailMessageMairie(demande, config.publicUrl, texte, noms), { trx, demandeId: demande.id });
-      else if (suivi) await mailer.enqueue(mailMessageDemandeur(demande, config.publicUrl, suivi), { trx, demandeId: demande.id });
+      else if (gestionnaire) await mailer.enqueue(mailMessageDemandeur(demande, config.publicUrl, gestionnaire.email, gestionnaire.suit), { trx, demandeId: demande.id });
       return ecrit.id;
     };
     const docs = pieces && pieces.fichiers > 0 ? await pieces.enregistrer((trx) => ecrire(trx, pieces.noms)) : [];

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { authSecret } from '../../auth/index.js';
+import { authSecret } from '../../auth/secret.js';
 import { reserve } from '../../auth/guards.js';
 import { SignalementsRepository } from '../signalements/repository.js';
 import { SignalementsService } from '../signalements/service.js';

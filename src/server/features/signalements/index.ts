@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { reserve } from '../../auth/guards.js';
-import { authSecret } from '../../auth/index.js';
+import { authSecret } from '../../auth/secret.js';
 import { sousVerrouDeDemarrage, type Db, type DbKind } from '../../db/index.js';
 import { STALE_MS, type Storage } from '../../storage/index.js';
 import { evenementsGestion, evenementsSignalements, fluxSignalements } from './evenements.js';

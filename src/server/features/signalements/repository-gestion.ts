@@ -121,12 +121,19 @@ export class GestionSignalementsRepository {
     if (q.au) out = out.where(sql<boolean>`${col('cree_le')} < ${debutDuJourAParis(lendemain(q.au))}`);
     const mots = motsDeRecherche(q.q);
     // SQLite, but for a walk: the words of 3 letters or more together through the trigram index (a quoted phrase
-    // matches anywhere, like LIKE '%…%'), the shorter ones by LIKE. PostgreSQL: LIKE, which pg_trgm's index serves.
+    // matches anywhere, like LIKE '%…%'), the shorter ones by LIKE. PostgreSQL: LIKE, which pg_trgm's index serves;
+    // but for a walk, the words of two letters when no longer word narrows the rows go through migration 0029's
+    // index of pairs (with a longer word, in one bitmap with pg_trgm's, the pairs would be computed again on every
+    // candidate row).
     const trigrammes = sqlite && lecture !== 'parcours' ? mots.filter((m) => [...m].length >= 3) : [];
     if (trigrammes.length > 0) {
       out = out.where(sql<boolean>`rowid in (select rowid from signalements_recherche where signalements_recherche match ${GestionSignalementsRepository.phrases(trigrammes)})`);
     }
-    for (const mot of mots.filter((m) => !trigrammes.includes(m))) out = out.where(sql<boolean>`recherche like ${`%${echapperLike(mot)}%`} escape '\\'`);
+    const paires = !sqlite && lecture !== 'parcours' && mots.every((m) => [...m].length < 3) ? mots.filter((m) => [...m].length === 2) : [];
+    if (paires.length > 0) out = out.where(sql<boolean>`search_bigrams(recherche) @> ${sql`array[${sql.join(paires)}]::text[]`}`);
+    for (const mot of mots.filter((m) => !trigrammes.includes(m) && !paires.includes(m))) {
+      out = out.where(sql<boolean>`recherche like ${`%${echapperLike(mot)}%`} escape '\\'`);
+    }
     return out;
   }
 

@@ -15,15 +15,28 @@ import { BadgesEtiquettes } from './Etiquettes.js';
  * (the link to the request), what waits (correction, unread messages, labels), the status to change, the dates.
  * Its box to tick for bulk work is named like the table's.
  */
+/** « Suivie par Camille Martin » under a request of the list (nothing when nobody follows it, or not yet known). */
+export function SuiviePar({ nom }: { nom: string | null }) {
+  if (!nom) return null;
+  return (
+    <Text size="xs" c="gray.7" mt={4}>
+      Suivie par {nom}
+    </Text>
+  );
+}
+
 export function CarteDemande({
   ligne,
   etiquettes,
+  suiviePar,
   choisie,
   onChoisie,
   statut,
 }: {
   ligne: LigneDemande;
   etiquettes: readonly Etiquette[] | undefined;
+  /** The name of the manager who follows it, or null. */
+  suiviePar: string | null;
   choisie: boolean;
   onChoisie: (oui: boolean) => void;
   /** The status control (StatutDeLigne), the page's own. */
@@ -65,6 +78,7 @@ export function CarteDemande({
           </Group>
         )}
         <BadgesEtiquettes ids={ligne.etiquettes} etiquettes={etiquettes} />
+        <SuiviePar nom={suiviePar} />
         {statut}
         <Text size="sm" c="gray.7">
           Enregistrée le {formatJour(ligne.dateDEnregistrement)}, valide jusqu’au {formatJour(ligne.valideJusqua)}

@@ -5,6 +5,7 @@ import { formatHorodatage } from '../../../domain/dates.js';
 import type { DemandeComplete } from '../../../domain/demande.js';
 import { CATEGORIES, ETATS_BLOC, etatDuBloc, type DocumentInfo, type EtatBloc } from '../../../domain/documents.js';
 import { Dialog } from '../../components/Dialog.js';
+import { FormulaireDeDialogue } from '../../components/FormulaireDeDialogue.js';
 import { errorMessage } from '../../lib/api.js';
 import { useClotureCorrection, useCorrectionsFaites, useDemandeCorrection } from './apiCorrections.js';
 
@@ -154,59 +155,52 @@ function DemandeDeCorrection({ demande, opened, onClose }: { demande: DemandeCom
   };
   return (
     <Dialog opened={opened} onClose={fermer} title="Demander des corrections" size="lg">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          envoyer();
-        }}
-        noValidate
+      <FormulaireDeDialogue
+        onSubmit={envoyer}
+        gap="md"
+        erreur={demandeCorrection.error && errorMessage(demandeCorrection.error, 'La demande de correction n’a pas pu être envoyée.')}
+        enCours={demandeCorrection.isPending}
+        onAnnuler={fermer}
+        envoyer="Envoyer la demande"
       >
-        <Stack gap="md">
-          <Text size="sm">La personne reçoit un e-mail avec ce texte et la liste des documents à remplacer ; elle les voit aussi sur sa demande.</Text>
-          <Textarea
-            label="Ce qu’il faut corriger"
-            required
-            value={motif}
-            onChange={(e) => setMotif(e.currentTarget.value)}
-            maxLength={MOTIF_CORRECTION_MAX}
-            autosize
-            minRows={3}
-            maxRows={10}
-            error={tente && motif.trim() === '' ? 'Expliquez ce qu’il faut corriger.' : undefined}
-            data-autofocus
-          />
-          {documents.length > 0 && (
-            <Stack gap="xs" component="fieldset" style={{ border: 0, padding: 0, margin: 0 }}>
-              <Text component="legend" fw={600} mb="xs">
-                Documents à remplacer
-              </Text>
-              {documents.map((d) => (
-                <DocumentARemplacer
-                  key={d.id}
-                  document={d}
-                  bloc={d.bloc}
-                  motif={choisis[d.id]}
-                  tente={tente}
-                  onChange={(m) =>
-                    setChoisis((c) => {
-                      const suite = { ...c };
-                      if (m === undefined) delete suite[d.id];
-                      else suite[d.id] = m;
-                      return suite;
-                    })
-                  }
-                />
-              ))}
-            </Stack>
-          )}
-          <PiedDeDialogue
-            erreur={demandeCorrection.error && errorMessage(demandeCorrection.error, 'La demande de correction n’a pas pu être envoyée.')}
-            enCours={demandeCorrection.isPending}
-            onAnnuler={fermer}
-            envoyer="Envoyer la demande"
-          />
-        </Stack>
-      </form>
+        <Text size="sm">La personne reçoit un e-mail avec ce texte et la liste des documents à remplacer ; elle les voit aussi sur sa demande.</Text>
+        <Textarea
+          label="Ce qu’il faut corriger"
+          required
+          value={motif}
+          onChange={(e) => setMotif(e.currentTarget.value)}
+          maxLength={MOTIF_CORRECTION_MAX}
+          autosize
+          minRows={3}
+          maxRows={10}
+          error={tente && motif.trim() === '' ? 'Expliquez ce qu’il faut corriger.' : undefined}
+          data-autofocus
+        />
+        {documents.length > 0 && (
+          <Stack gap="xs" component="fieldset" style={{ border: 0, padding: 0, margin: 0 }}>
+            <Text component="legend" fw={600} mb="xs">
+              Documents à remplacer
+            </Text>
+            {documents.map((d) => (
+              <DocumentARemplacer
+                key={d.id}
+                document={d}
+                bloc={d.bloc}
+                motif={choisis[d.id]}
+                tente={tente}
+                onChange={(m) =>
+                  setChoisis((c) => {
+                    const suite = { ...c };
+                    if (m === undefined) delete suite[d.id];
+                    else suite[d.id] = m;
+                    return suite;
+                  })
+                }
+              />
+            ))}
+          </Stack>
+        )}
+      </FormulaireDeDialogue>
     </Dialog>
   );
 }
@@ -244,27 +238,6 @@ function DocumentARemplacer({
         />
       )}
     </Stack>
-  );
-}
-
-/** The end of a dialog's form: what went wrong, then « Annuler » and the submit button. */
-export function PiedDeDialogue({ erreur, enCours, onAnnuler, envoyer, color }: { erreur: string | null; enCours: boolean; onAnnuler: () => void; envoyer: string; color?: string }) {
-  return (
-    <>
-      {erreur && (
-        <Alert color="red" role="alert">
-          {erreur}
-        </Alert>
-      )}
-      <Group justify="flex-end" gap="sm">
-        <Button variant="default" onClick={onAnnuler} disabled={enCours}>
-          Annuler
-        </Button>
-        <Button type="submit" loading={enCours} {...(color ? { color } : {})}>
-          {envoyer}
-        </Button>
-      </Group>
-    </>
   );
 }
 

@@ -1,6 +1,7 @@
-import { Anchor, Button, Card, Group, List, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, List, Stack, Text, Title } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
 import { isGestionnaire } from '../../../domain/compte.js';
+import { ETATS_CORRECTION } from '../../../domain/corrections.js';
 import { formatJour } from '../../../domain/dates.js';
 import { numeroUniqueSchema } from '../../../domain/demande.js';
 import { NumeroLookup } from '../../components/NumeroLookup.js';
@@ -9,6 +10,7 @@ import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useMesDemandes } from '../../lib/mesDemandes.js';
 import { OublierCetAppareil } from './CetAppareil.js';
+import { ORANGE_A_FAIRE } from './Corrections.js';
 import { estMemorisee, useNumerosEnregistres } from '../../lib/clesDAcces.js';
 
 /** The housing service's page: submit a request, follow one, and (signed in) one's own or all of them. */
@@ -113,6 +115,12 @@ function MesDemandes() {
                 Demande n° {d.numeroUnique}
               </Anchor>{' '}
               — {d.statutDeLaDemande}, déposée le {formatJour(d.dateDEnregistrement)}
+              {/* The town hall waits for them: said where they look first (the e-mail may have been missed). */}
+              {d.correction === 'demandee' && (
+                <Badge ml="xs" size="sm" variant="filled" color={ORANGE_A_FAIRE}>
+                  {ETATS_CORRECTION.demandee}
+                </Badge>
+              )}
             </List.Item>
           ))}
         </List>

@@ -328,3 +328,60 @@ describe('why a file is refused: one sentence, whichever side refuses', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(REFUS.taille);
   });
 });
+
+describe('a manager withdraws a document’s review', () => {
+  it('sends « avis: null », then shows the document to check again, says so and keeps the focus on the document', async () => {
+    let documents: DocumentsParCategorie = {
+      ...sansDocuments(),
+      tax: [
+        { ...document('t1', 'avis-2023.pdf'), avis: 'accepte' },
+        { ...document('t2', 'avis-2024.pdf'), avis: 'a-remplacer', motifAvis: 'Page 2 manquante' },
+      ],
+    };
+    const envois: { id: string; body: unknown }[] = [];
+    answers[`GET /app/api/logement/${NUMERO}`] = () => ({ status: 200, body: { data: demande(documents) } });
+    for (const id of ['t1', 't2']) {
+      answers[`PUT /app/api/logement/${NUMERO}/documents/${id}/avis`] = ({ body }) => {
+        envois.push({ id, body });
+        documents = { ...documents, tax: documents.tax.map((d) => (d.id === id ? { ...d, avis: null, motifAvis: null } : d)) };
+        return { status: 200, body: { data: documents.tax.find((d) => d.id === id) } };
+      };
+    }
+    function Page() {
+      const { data } = useDemande(NUMERO);
+      return data ? <UploadBlocks demande={data as DemandeComplete} revue /> : null;
+    }
+    const user = userEvent.setup();
+    renderWithProviders(<Page />);
+    const tax = await screen.findByRole('region', { name: libelle('tax') });
+    const ligne = (nom: string) => within(tax).getByText(nom).closest('li')!;
+
+    // Accepted: its review can be withdrawn, not given again.
+    expect(within(ligne('avis-2023.pdf')).getByText('Accepté')).toBeInTheDocument();
+    expect(within(ligne('avis-2023.pdf')).queryByRole('button', { name: 'Accepter avis-2023.pdf' })).toBeNull();
+    await user.click(within(ligne('avis-2023.pdf')).getByRole('button', { name: 'Retirer l’avis sur avis-2023.pdf' }));
+    await within(tax).findByText('L’avis sur « avis-2023.pdf » a été retiré : le document est à vérifier.');
+    expect(envois).toEqual([{ id: 't1', body: { avis: null } }]);
+    const premier = ligne('avis-2023.pdf');
+    expect(within(premier).queryByText('Accepté')).toBeNull();
+    expect(within(premier).queryByRole('button', { name: /^Retirer l’avis/u })).toBeNull();
+    expect(within(premier).getByRole('button', { name: 'Accepter avis-2023.pdf' })).toBeInTheDocument();
+    expect(within(premier).getByRole('button', { name: 'Marquer avis-2023.pdf à remplacer' })).toBeInTheDocument();
+    expect(within(premier).getByRole('button', { name: 'Voir avis-2023.pdf' })).toHaveFocus();
+
+    // To replace: its badge and its reason go.
+    expect(within(ligne('avis-2024.pdf')).getByText('À remplacer', { selector: '.mantine-Badge-label' })).toBeInTheDocument();
+    expect(within(ligne('avis-2024.pdf')).getByText('Motif : Page 2 manquante')).toBeInTheDocument();
+    await user.click(within(ligne('avis-2024.pdf')).getByRole('button', { name: 'Retirer l’avis sur avis-2024.pdf' }));
+    await within(tax).findByText('L’avis sur « avis-2024.pdf » a été retiré : le document est à vérifier.');
+    expect(envois.at(-1)).toEqual({ id: 't2', body: { avis: null } });
+    expect(within(ligne('avis-2024.pdf')).queryByText('À remplacer', { selector: '.mantine-Badge-label' })).toBeNull();
+    expect(within(ligne('avis-2024.pdf')).queryByText(/^Motif :/u)).toBeNull();
+    expect(within(ligne('avis-2024.pdf')).getByRole('button', { name: 'Voir avis-2024.pdf' })).toHaveFocus();
+  });
+
+  it('is not offered without a review, nor to the requester', () => {
+    renderWithProviders(<UploadBlocks demande={demande({ ...sansDocuments(), tax: [document('t1', 'a.pdf'), { ...document('t2', 'b.pdf'), avis: 'accepte' }] })} supprimable />);
+    expect(screen.queryByRole('button', { name: /^Retirer l’avis/u })).toBeNull();
+  });
+});

@@ -20,11 +20,12 @@ import {
 } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { Dialog } from '../../components/Dialog.js';
+import { FormulaireDeDialogue } from '../../components/FormulaireDeDialogue.js';
 import { errorMessage } from '../../lib/api.js';
 import { useParametres } from '../../lib/parametres.js';
 import { fetchDocumentBlob, useEnvoiDocuments } from './api.js';
 import { useAvisDocument } from './apiCorrections.js';
-import { ORANGE_A_FAIRE, PiedDeDialogue } from './Corrections.js';
+import { ORANGE_A_FAIRE } from './Corrections.js';
 import { useSuppressionDocument } from './apiEffacement.js';
 import { ajoutDuTitre } from './titrePdf.js';
 
@@ -255,9 +256,12 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
   );
 }
 
-/** A document deleted, said in its block (a new object each time, so that the same name is said again). */
-interface Suppression {
-  nom: string;
+/**
+ * What the block says of the last action on its documents: a document deleted, a review withdrawn (a new object
+ * each time, so that the same sentence is said again).
+ */
+interface AnnonceDeBloc {
+  texte: string;
 }
 
 function DocumentList({
@@ -278,7 +282,7 @@ function DocumentList({
   const [aSupprimer, setASupprimer] = useState<DocumentInfo | null>(null);
   const [aRemplacer, setARemplacer] = useState<DocumentInfo | null>(null);
   const avis = useAvisDocument(numeroUnique);
-  const [supprime, setSupprime] = useState<Suppression | null>(null);
+  const [annonce, setAnnonce] = useState<AnnonceDeBloc | null>(null);
   const voirRefs = useRef(new Map<string, HTMLButtonElement>());
   // The deletion whose focus is still to move: the id of the document after the deleted one, or null.
   const apresSuppression = useRef<{ suivant: string | null } | null>(null);
@@ -292,21 +296,38 @@ function DocumentList({
     const suivant = suppression.suivant ? voirRefs.current.get(suppression.suivant) : undefined;
     if (suivant) suivant.focus();
     else focusTitre();
-  }, [supprime, focusTitre]);
+  }, [annonce, focusTitre]);
 
   const onSupprime = (doc: DocumentInfo) => {
     const index = documents.findIndex((d) => d.id === doc.id);
     apresSuppression.current = { suivant: documents[index + 1]?.id ?? null };
     setASupprimer(null);
-    setSupprime({ nom: doc.name });
+    setAnnonce({ texte: `« ${doc.name} » a été supprimé.` });
+  };
+
+  /**
+   * A manager withdraws a document's review (accepted or to replace): it is to check again. Once the page shows
+   * it without its review, the block says so and the focus, whose button is gone, goes to the document's « Voir ».
+   */
+  const retirerAvis = (doc: DocumentInfo) => {
+    setAnnonce(null);
+    avis.mutate(
+      { documentId: doc.id, avis: { avis: null } },
+      {
+        onSuccess: () => {
+          setAnnonce({ texte: `L’avis sur « ${doc.name} » a été retiré : le document est à vérifier.` });
+          voirRefs.current.get(doc.id)?.focus();
+        },
+      },
+    );
   };
 
   return (
     <>
       <div role="status" aria-live="polite">
-        {supprime && (
+        {annonce && (
           <Text size="sm" c="teal.9" style={{ overflowWrap: 'anywhere' }}>
-            « {supprime.nom} » a été supprimé.
+            {annonce.texte}
           </Text>
         )}
       </div>
@@ -356,7 +377,7 @@ function DocumentList({
                     size="compact-sm"
                     variant="light"
                     color="teal.9"
-                    loading={avis.isPending && avis.variables?.documentId === doc.id}
+                    loading={avis.isPending && avis.variables?.documentId === doc.id && avis.variables.avis.avis === 'accepte'}
                     onClick={() => avis.mutate({ documentId: doc.id, avis: { avis: 'accepte' } })}
                     aria-label={`Accepter ${doc.name}`}
                     style={{ flexShrink: 0 }}
@@ -374,6 +395,18 @@ function DocumentList({
                     style={{ flexShrink: 0 }}
                   >
                     À remplacer
+                  </Button>
+                )}
+                {revue && doc.avis !== null && (
+                  <Button
+                    size="compact-sm"
+                    variant="default"
+                    loading={avis.isPending && avis.variables?.documentId === doc.id && avis.variables.avis.avis === null}
+                    onClick={() => retirerAvis(doc)}
+                    aria-label={`Retirer l’avis sur ${doc.name}`}
+                    style={{ flexShrink: 0 }}
+                  >
+                    Retirer l’avis
                   </Button>
                 )}
                 {peutSupprimer(doc) && (
@@ -420,35 +453,29 @@ function AvisARemplacer({ numeroUnique, document: doc, onClose }: { numeroUnique
   return (
     <Dialog opened={doc !== null} onClose={fermer} title="Document à remplacer" size="md">
       {doc && (
-        <form
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
+        <FormulaireDeDialogue
+          onSubmit={() => {
             setTente(true);
             if (motif.trim() === '') return;
             avis.mutate({ documentId: doc.id, avis: { avis: 'a-remplacer', motif } }, { onSuccess: fermer });
           }}
+          erreur={avis.error && errorMessage(avis.error, 'L’avis n’a pas pu être enregistré.')}
+          enCours={avis.isPending}
+          onAnnuler={fermer}
+          envoyer="Marquer à remplacer"
+          color={ORANGE_A_FAIRE}
         >
-          <Stack gap="sm">
-            <TextInput
-              label={`Pourquoi remplacer « ${doc.name} » ?`}
-              description="La personne lit ce motif sur sa demande."
-              required
-              value={motif}
-              maxLength={MOTIF_AVIS_MAX}
-              onChange={(e) => setMotif(e.currentTarget.value)}
-              error={tente && motif.trim() === '' ? 'Indiquez pourquoi ce document est à remplacer.' : undefined}
-              data-autofocus
-            />
-            <PiedDeDialogue
-              erreur={avis.error && errorMessage(avis.error, 'L’avis n’a pas pu être enregistré.')}
-              enCours={avis.isPending}
-              onAnnuler={fermer}
-              envoyer="Marquer à remplacer"
-              color={ORANGE_A_FAIRE}
-            />
-          </Stack>
-        </form>
+          <TextInput
+            label={`Pourquoi remplacer « ${doc.name} » ?`}
+            description="La personne lit ce motif sur sa demande."
+            required
+            value={motif}
+            maxLength={MOTIF_AVIS_MAX}
+            onChange={(e) => setMotif(e.currentTarget.value)}
+            error={tente && motif.trim() === '' ? 'Indiquez pourquoi ce document est à remplacer.' : undefined}
+            data-autofocus
+          />
+        </FormulaireDeDialogue>
       )}
     </Dialog>
   );

@@ -1,10 +1,15 @@
-import { Alert, Button, Card, Loader, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
-import { NOTE_MAX } from '../../../domain/instruction.js';
+import { NOTE_MAX, type Gestionnaire } from '../../../domain/instruction.js';
+import { Dialog } from '../../components/Dialog.js';
+import { FormulaireDeDialogue } from '../../components/FormulaireDeDialogue.js';
 import { errorMessage } from '../../lib/api.js';
+import { useMoi } from '../../lib/session.js';
 import { EtiquettesDemande } from './Etiquettes.js';
 import { FormulaireTexte } from './FormulaireTexte.js';
-import { useAjoutNote, useChangementSuivi, useJournal, useNotes, useSuivi } from './apiInstruction.js';
+import { ChoixGestionnaire } from './ChoixGestionnaire.js';
+import { useAjoutNote, useChangementSuivi, useConfier, useGestionnaires, useJournal, useNotes, useSuivi } from './apiInstruction.js';
 
 /**
  * The managers' handling of a request, on its page (docs/produit.md « Instruction »): who follows it, the
@@ -34,6 +39,9 @@ export function Instruction({ numero }: { numero: string }) {
 function Suivi({ numero }: { numero: string }) {
   const { data, error } = useSuivi(numero);
   const changement = useChangementSuivi(numero);
+  const [confierOuvert, setConfierOuvert] = useState(false);
+  /** What « Confier à… » did, said once the dialog is closed (the focus back on its button). */
+  const [confiee, setConfiee] = useState<string | null>(null);
   if (error) return <Alert color="red">{error.message}</Alert>;
   if (!data) return <Loader size="sm" role="progressbar" aria-label="Chargement du suivi" />;
   return (
@@ -42,11 +50,98 @@ function Suivi({ numero }: { numero: string }) {
         <strong>Suivie par : </strong>
         {data.suiviePar ? (data.moi ? `vous (${data.suiviePar.nom})` : data.suiviePar.nom) : 'personne pour le moment'}
       </Text>
-      <Button variant={data.moi ? 'default' : 'filled'} loading={changement.isPending} onClick={() => changement.mutate(!data.moi)}>
-        {data.moi ? 'Ne plus suivre' : data.suiviePar ? 'Suivre à sa place' : 'Suivre cette demande'}
-      </Button>
-      <div role="status">{changement.error && <Alert color="red">{errorMessage(changement.error, 'Le suivi n’a pas pu être changé.')}</Alert>}</div>
+      <Group gap="sm">
+        <Button
+          variant={data.moi ? 'default' : 'filled'}
+          loading={changement.isPending}
+          onClick={() => {
+            setConfiee(null);
+            changement.mutate(!data.moi);
+          }}
+        >
+          {data.moi ? 'Ne plus suivre' : data.suiviePar ? 'Suivre à sa place' : 'Suivre cette demande'}
+        </Button>
+        <Button variant="default" onClick={() => setConfierOuvert(true)}>
+          Confier à…
+        </Button>
+      </Group>
+      <div role="status">
+        {changement.error && <Alert color="red">{errorMessage(changement.error, 'Le suivi n’a pas pu être changé.')}</Alert>}
+        {confiee && <Text size="sm">{confiee}</Text>}
+      </div>
+      <ConfierA
+        numero={numero}
+        suivieParId={data.suiviePar?.id ?? null}
+        opened={confierOuvert}
+        onClose={() => setConfierOuvert(false)}
+        onConfiee={(collegue, moi) => setConfiee(moi ? 'Vous suivez désormais cette demande.' : `Demande confiée à ${collegue.nom} ; un e-mail l’en informe.`)}
+      />
     </Stack>
+  );
+}
+
+/**
+ * « Confier à… »: the choice of a colleague among the managers and admins (the one who follows the request left
+ * out), who then follows it and is told by e-mail. The focus goes to the choice, then back to the button.
+ */
+function ConfierA({
+  numero,
+  suivieParId,
+  opened,
+  onClose,
+  onConfiee,
+}: {
+  numero: string;
+  suivieParId: string | null;
+  opened: boolean;
+  onClose: () => void;
+  onConfiee: (collegue: Gestionnaire, moi: boolean) => void;
+}) {
+  const gestionnaires = useGestionnaires(opened);
+  const { data: moi } = useMoi();
+  const confier = useConfier(numero);
+  const [choisi, setChoisi] = useState('');
+  const [tente, setTente] = useState(false);
+  const fermer = () => {
+    if (confier.isPending) return;
+    confier.reset();
+    setChoisi('');
+    setTente(false);
+    onClose();
+  };
+  const collegues = (gestionnaires.data ?? []).filter((g) => g.id !== suivieParId);
+  const envoyer = () => {
+    setTente(true);
+    const collegue = collegues.find((g) => g.id === choisi);
+    if (!collegue) return;
+    confier.mutate(collegue.id, {
+      onSuccess: () => {
+        onConfiee(collegue, collegue.id === moi?.uid);
+        setChoisi('');
+        setTente(false);
+        onClose();
+      },
+    });
+  };
+  return (
+    <Dialog opened={opened} onClose={fermer} title="Confier la demande à un collègue" size="md" fermeAuClicDehors={false}>
+      <FormulaireDeDialogue
+        onSubmit={envoyer}
+        erreur={confier.error && errorMessage(confier.error, 'La demande n’a pas pu être confiée.')}
+        enCours={confier.isPending}
+        onAnnuler={fermer}
+        envoyer="Confier"
+      >
+        <Text size="sm">Le gestionnaire choisi suivra la demande, à la place de celui qui la suit peut-être, et en sera informé par e-mail.</Text>
+        <ChoixGestionnaire
+          gestionnaires={gestionnaires}
+          parmi={collegues}
+          value={choisi}
+          onChange={setChoisi}
+          erreur={tente && !choisi ? 'Choisissez le gestionnaire à qui confier la demande.' : undefined}
+        />
+      </FormulaireDeDialogue>
+    </Dialog>
   );
 }
 
@@ -99,7 +194,8 @@ function Journal({ numero }: { numero: string }) {
             <li key={`${e.le}-${i}`}>
               <Text size="sm">
                 {formatHorodatage(e.le)} — {e.par} {e.libelle}
-                {e.detail ? ` : ${e.detail}` : ''}
+                {/* « a confié la demande à Samir Haddad »: the colleague ends the sentence. */}
+                {e.detail ? (e.action === 'confie' ? ` ${e.detail}` : ` : ${e.detail}`) : ''}
               </Text>
             </li>
           ))}

@@ -32,7 +32,8 @@ const MOI: Moi = {
   following: [],
 };
 
-const ligne = (numeroUnique: string, prenom: string, nom: string, messagesNonLus: number): LigneDemande => ({
+const ligne = (numeroUnique: string, prenom: string, nom: string, messagesNonLus: number, suiviePar: string | null = null): LigneDemande => ({
+  suiviePar,
   id: numeroUnique,
   numeroUnique,
   prenom,
@@ -110,6 +111,17 @@ describe('the managers’ list', () => {
       await user.click(bouton);
       expect(legende()).toBe(`Demandes de logement, triées ${decroissant}`);
     }
+  });
+
+  it('names the manager who follows each request, « un ancien gestionnaire » for an account no longer one', async () => {
+    lignes = [ligne('013liste0001', 'Hélène', 'Martin', 0, 'u-camille'), ligne('013liste0002', 'Bérénice', 'Arnaud', 0, 'u-parti'), ligne('013liste0003', 'Agnès', 'Roux', 0)];
+    total = 3;
+    answers['GET /app/api/gestionnaires'] = { status: 200, body: { data: [{ id: 'u-camille', nom: 'Camille Martin' }] } };
+    page();
+    const [, helene, berenice, agnes] = await screen.findAllByRole('row');
+    expect(await within(helene!).findByText('Suivie par Camille Martin')).toBeInTheDocument();
+    expect(within(berenice!).getByText('Suivie par un ancien gestionnaire')).toBeInTheDocument();
+    expect(within(agnes!).queryByText(/Suivie par/u)).toBeNull();
   });
 
   it('counts requests and unread messages with the French plural', async () => {
@@ -237,5 +249,143 @@ describe('the managers’ list', () => {
     page();
     await userEvent.setup().click(await screen.findByRole('checkbox', { name: 'Choisir toutes les demandes de la page' }));
     expect(screen.getByText('La demande de la page est choisie.')).toBeInTheDocument();
+  });
+});
+
+/** The numbers as fr-FR writes them: thousands after a narrow no-break space. */
+const fr = (n: number) => new Intl.NumberFormat('fr-FR').format(n);
+
+describe('the status filter', () => {
+  it('gives each status its count, in its option’s name, the value still the status', async () => {
+    answers['GET /app/api/compteurs'] = {
+      status: 200,
+      body: {
+        data: {
+          parStatut: {
+            'En attente des documents': 1234,
+            'En cours de traitement': 56,
+            'Demande envoyée': 7,
+            'En attente': 0,
+            'Passage CAL': 3,
+            Attribué: 12,
+            Radiée: 2,
+            Refusé: 1,
+          },
+          toutes: 1315,
+          suiviesParMoi: 4,
+        },
+      },
+    };
+    page();
+    const filtre = await screen.findByRole('combobox', { name: 'Statut' });
+    const options = await waitFor(() => {
+      const noms = within(filtre).getAllByRole('option').map((o) => o.textContent);
+      expect(noms[0]).toBe(`Tous les statuts (${fr(1315)})`);
+      return noms;
+    });
+    expect(options).toEqual([
+      `Tous les statuts (${fr(1315)})`,
+      `En attente des documents (${fr(1234)})`,
+      'En cours de traitement (56)',
+      'Demande envoyée (7)',
+      'En attente (0)',
+      'Passage CAL (3)',
+      'Attribué (12)',
+      'Radiée (2)',
+      'Refusé (1)',
+    ]);
+    // « 1 234 »: fr-FR's thousands.
+    expect(within(filtre).getByRole('option', { name: 'En attente des documents (1\u202f234)' })).toHaveValue('En attente des documents');
+    await userEvent.setup().selectOptions(filtre, 'Refusé (1)');
+    expect(filtre).toHaveValue('Refusé');
+    await waitFor(() => expect(listes().at(-1)).toMatch(/status=Refus%C3%A9/u));
+  });
+
+  it('names the statuses alone while the counts are unknown', async () => {
+    page();
+    const filtre = await screen.findByRole('combobox', { name: 'Statut' });
+    expect(within(filtre).getAllByRole('option').map((o) => o.textContent)).toEqual(['Tous les statuts', 'En attente des documents', 'En cours de traitement', 'Demande envoyée', 'En attente', 'Passage CAL', 'Attribué', 'Radiée', 'Refusé']);
+  });
+});
+
+describe('bulk work that moves every row out of the list', () => {
+  /** Chooses the whole page and sets it to « Attribué »; the server then lists none of them in this tab. */
+  async function toutAttribuer(lot: { total: number; faits: number; fini: boolean }) {
+    answers['POST /app/api/lots'] = () => {
+      lignes = [];
+      total = 0;
+      return { status: 201, body: { data: { id: 'lot1', total: lot.total, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: false } } };
+    };
+    answers['GET /app/api/lots/lot1'] = { status: 200, body: { data: { id: 'lot1', inchanges: 0, completes: 0, echecs: 0, ...lot } } };
+    renderWithProviders(<ListeDemandesPage />, { url: '/?onglet=a-traiter' });
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('checkbox', { name: 'Choisir toutes les demandes de la page' }));
+    const barre = screen.getByRole('region', { name: 'Traitement par lot' });
+    await user.selectOptions(within(barre).getByRole('combobox', { name: 'Nouveau statut' }), 'Attribué');
+    await user.click(within(barre).getByRole('button', { name: 'Changer le statut' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Passer 2 demandes à « Attribué » ?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Changer le statut' }));
+    return user;
+  }
+
+  it('keeps the count on screen when the list, read again at the end, is empty, until the manager closes it', async () => {
+    const user = await toutAttribuer({ total: 2, faits: 2, fini: true });
+    // The end reads the list again: none left in « À traiter ».
+    expect(await screen.findByText('Aucune demande ne correspond à ces filtres')).toBeInTheDocument();
+    const barre = screen.getByRole('region', { name: 'Traitement par lot' });
+    const compteRendu = within(barre).getByRole('status');
+    expect(compteRendu).toHaveTextContent('Traitement terminé : 2 demandes modifiées.');
+    // Its list's tab or page may change: it stays.
+    await user.click(screen.getByRole('radio', { name: /^Traitées/u }));
+    await waitFor(() => expect(listes().at(-1)).toMatch(/onglet=traitees/u));
+    expect(within(screen.getByRole('region', { name: 'Traitement par lot' })).getByText('Traitement terminé : 2 demandes modifiées.')).toBeInTheDocument();
+    // Closed, nothing is left of the bar: the focus goes to the page's title.
+    await user.click(within(barre).getByRole('button', { name: 'Fermer le compte rendu du traitement par lot' }));
+    expect(screen.queryByRole('region', { name: 'Traitement par lot' })).toBeNull();
+    expect(screen.getByRole('heading', { level: 1, name: 'Toutes les demandes' })).toHaveFocus();
+  });
+
+  it('keeps the progress on screen while the live refresh empties the list', async () => {
+    // The live stream, whose events the test sends.
+    const ecouteurs: [string, (e: MessageEvent<string>) => void][] = [];
+    vi.stubGlobal(
+      'EventSource',
+      class {
+        static readonly CLOSED = 2;
+        readyState = 1;
+        addEventListener(nom: string, ecouteur: (e: MessageEvent<string>) => void) {
+          ecouteurs.push([nom, ecouteur]);
+        }
+        close() {}
+      },
+    );
+    await toutAttribuer({ total: 2, faits: 1, fini: false });
+    const barre = screen.getByRole('region', { name: 'Traitement par lot' });
+    expect(await within(barre).findByText('Traitement en cours : 1 sur 2')).toBeInTheDocument();
+    // A row changed: the list is read again, and is empty.
+    for (const [nom, ecouteur] of ecouteurs) {
+      if (nom === 'statut') ecouteur(new MessageEvent('statut', { data: JSON.stringify({ numeroUnique: '013liste0001', statutDeLaDemande: 'Attribué' }) }));
+    }
+    // The lists are read again LISTES_MS (400 ms) after an event: more than findBy's 1 s on a loaded machine.
+    expect(await screen.findByText('Aucune demande ne correspond à ces filtres', undefined, { timeout: 5000 })).toBeInTheDocument();
+    const toujours = screen.getByRole('region', { name: 'Traitement par lot' });
+    expect(within(toujours).getByText('Traitement en cours : 1 sur 2')).toBeInTheDocument();
+    expect(within(toujours).getByRole('progressbar', { name: 'Progression du traitement par lot' })).toBeInTheDocument();
+    // A running action cannot be closed.
+    expect(within(toujours).queryByRole('button', { name: 'Fermer le compte rendu du traitement par lot' })).toBeNull();
+  });
+});
+
+describe('« Attribuer le logement »', () => {
+  it('is white on teal 9 (5.0:1), not on green 9 (4.4:1, below 4.5:1)', async () => {
+    page();
+    const user = userEvent.setup();
+    const select = await screen.findByRole('combobox', { name: 'Statut de la demande n° 013liste0001' });
+    await user.click(select);
+    await user.click(optionsDe(select).getByRole('option', { name: 'Attribué' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Attribuer un logement à Hélène Martin (n° 013liste0001) ?' });
+    const bouton = within(dialog).getByRole('button', { name: 'Attribuer le logement' });
+    expect(bouton.style.getPropertyValue('--button-bg')).toBe('var(--mantine-color-teal-9)');
+    expect(bouton.style.getPropertyValue('--button-color')).toBe('var(--mantine-color-white)');
   });
 });

@@ -8,7 +8,7 @@ import { isGestionnaire } from '../../../domain/compte.js';
 import { EXPIRATION_LABELS, EXPIRATIONS } from '../../../domain/cycleDeVie.js';
 import { formatJour } from '../../../domain/dates.js';
 import { ETAT_CORRECTION_VALUES, ETATS_CORRECTION } from '../../../domain/corrections.js';
-import { CHAMPS_DEMANDE, listeQuerySchema, ONGLETS, type Onglet, MOTIF_MAX, avecMotif, requeteDeVue, TAILLES_DE_PAGE, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
+import { CHAMPS_DEMANDE, listeQuerySchema, ONGLETS, type Onglet, MOTIF_MAX, avecMotif, requeteDeVue, TAILLES_DE_PAGE, type Compteurs, type LigneDemande, type ListeQuery, type Tri } from '../../../domain/demande.js';
 import { labelOf } from '../../../domain/options.js';
 import { de, pluriel } from '../../../domain/pluriel.js';
 import { STATUTS, type Statut } from '../../../domain/statut.js';
@@ -20,10 +20,11 @@ import { useMoi } from '../../lib/session.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { notifierChangement } from './AnnulationStatut.js';
-import { CarteDemande } from './CarteDemande.js';
+import { CarteDemande, SuiviePar } from './CarteDemande.js';
 import { ORANGE_A_FAIRE } from './Corrections.js';
 import { useEtiquettes } from './apiEtiquettes.js';
 import { BadgesEtiquettes } from './Etiquettes.js';
+import { useGestionnaires } from './apiInstruction.js';
 import { ExportDemandes } from './ExportDemandes.js';
 import { BarreDeLot } from './LotDemandes.js';
 import { listeQueryString, useChangementStatut, useCompteurs, useListe } from './api.js';
@@ -102,6 +103,21 @@ export function ListeDemandesPage() {
 
 const nombre = new Intl.NumberFormat('fr-FR');
 
+/** « Refusé (12) »: a name and, once known, its count (fr-FR thousands), as the tabs show theirs. */
+const avecNombre = (libelle: string, n: number | null | undefined) => (n === null || n === undefined ? libelle : `${libelle} (${nombre.format(n)})`);
+
+/**
+ * The status filter's options, each with the number of requests in that status (all of them, as the tabs count:
+ * withdrawn and erased ones left out). The count is in the option's text, so that a screen reader reads it with
+ * the status (« En attente des documents (1 234) »); the value stays the status.
+ */
+function optionsDeStatut(compteurs: Compteurs | undefined) {
+  return [
+    { value: '', label: avecNombre('Tous les statuts', compteurs?.toutes) },
+    ...STATUTS.map((s) => ({ value: s, label: avecNombre(s, compteurs?.parStatut[s]) })),
+  ];
+}
+
 function Liste() {
   const [params, update] = useListeParams();
   const [q, setQ] = useState(params.q);
@@ -119,6 +135,11 @@ function Liste() {
   }, 300);
   const { data, error, isPending, isFetching } = useListe(params);
   const { data: etiquettes } = useEtiquettes();
+  const { data: compteurs } = useCompteurs();
+  // « Suivie par »: the row holds the manager's id, named from the managers' list (a former one: « un ancien gestionnaire »).
+  const { data: gestionnaires } = useGestionnaires();
+  const nomDuSuivi = (row: LigneDemande): string | null =>
+    row.suiviePar && gestionnaires ? (gestionnaires.find((g) => g.id === row.suiviePar)?.nom ?? 'un ancien gestionnaire') : null;
   const changement = useChangementStatut(params);
   const [failure, setFailure] = useState<string | null>(null);
   useStatutEnDirect();
@@ -155,6 +176,8 @@ function Liste() {
     />
   );
   const [aConfirmer, setAConfirmer] = useState<{ ligne: LigneDemande; statut: Statut } | null>(null);
+  // Where the focus goes when the bulk work's bar closes with nothing left of it.
+  const titre = useRef<HTMLHeadingElement>(null);
   // The rows chosen for bulk work: forgotten when the list shows other rows (search, filter, sort, page).
   const [choisis, setChoisis] = useState<{ liste: string; numeros: string[] | 'filtre' }>({ liste: '', numeros: [] });
   const cetteListe = `${requeteDeVue(params)}&page=${params.page}`;
@@ -188,7 +211,9 @@ function Liste() {
   return (
     <Stack gap="md">
       <Group justify="space-between" align="flex-end">
-        <Title order={1}>Toutes les demandes</Title>
+        <Title order={1} ref={titre} tabIndex={-1}>
+          Toutes les demandes
+        </Title>
         <ExportDemandes params={params} />
       </Group>
       <Onglets params={params} update={update} />
@@ -196,7 +221,7 @@ function Liste() {
       <Group align="flex-end" gap="sm">
         <TextInput
           label="Rechercher"
-          description="Nom, e-mail, téléphone, numéro, adresse… (majuscules, accents et apostrophes ignorés)"
+          description="Nom, e-mail, téléphone, numéro, adresse… (majuscules, accents, apostrophes et tirets ignorés)"
           value={q}
           onChange={(e) => {
             setQ(e.currentTarget.value);
@@ -209,7 +234,7 @@ function Liste() {
           label="Statut"
           value={params.status}
           onChange={(e) => update({ status: e.currentTarget.value as ListeQuery['status'], page: 1 })}
-          data={[{ value: '', label: 'Tous les statuts' }, ...STATUTS.map((s) => ({ value: s, label: s }))]}
+          data={optionsDeStatut(compteurs)}
         />
         <NativeSelect
           label="Validité"
@@ -250,6 +275,18 @@ function Liste() {
           {error.message}
         </Alert>
       )}
+      {/* Outside what the list shows: an action that moves every row out of the list (then empty) keeps its
+          progress and its count on screen, until the manager closes them. */}
+      <BarreDeLot
+        choix={numerosChoisis === 'filtre' ? { mode: 'filtre', total: data?.total ?? 0 } : { mode: 'numeros', numeros: numerosChoisis }}
+        params={params}
+        page={surLaPage.length}
+        total={data?.total ?? 0}
+        totalExact={data?.totalExact ?? true}
+        onToutLeFiltre={() => setChoisis({ liste: cetteListe, numeros: 'filtre' })}
+        onLance={() => setChoisis({ liste: '', numeros: [] })}
+        onFerme={() => titre.current?.focus()}
+      />
       {isPending ? (
         <Loader role="progressbar" aria-label="Chargement des demandes" />
       ) : data && data.data.length === 0 ? (
@@ -259,17 +296,6 @@ function Liste() {
         />
       ) : (
         <>
-          {data && (
-            <BarreDeLot
-              choix={numerosChoisis === 'filtre' ? { mode: 'filtre', total: data.total } : { mode: 'numeros', numeros: numerosChoisis }}
-              params={params}
-              page={surLaPage.length}
-              total={data.total}
-              totalExact={data.totalExact}
-              onToutLeFiltre={() => setChoisis({ liste: cetteListe, numeros: 'filtre' })}
-              onLance={() => setChoisis({ liste: '', numeros: [] })}
-            />
-          )}
           {etroit ? (
             <Stack gap="sm">
               <NativeSelect
@@ -293,6 +319,7 @@ function Liste() {
                     key={row.id}
                     ligne={row}
                     etiquettes={etiquettes}
+                    suiviePar={nomDuSuivi(row)}
                     choisie={numerosChoisis === 'filtre' || numerosChoisis.includes(row.numeroUnique)}
                     onChoisie={(oui) => choisir1(row.numeroUnique, oui)}
                     statut={statutDe(row, 'Statut')}
@@ -351,6 +378,7 @@ function Liste() {
                           </Badge>
                         )}
                         <BadgesEtiquettes ids={row.etiquettes} etiquettes={etiquettes} />
+                        <SuiviePar nom={nomDuSuivi(row)} />
                       </Table.Td>
                       <Table.Td>{statutDe(row)}</Table.Td>
                       <Table.Td>{row.prenom}</Table.Td>
@@ -484,14 +512,13 @@ function Onglets({ params, update }: { params: ListeQuery; update: (patch: Parti
   const { data } = useCompteurs();
   const etroit = useMediaQuery('(max-width: 48em)');
   const compte = (statuts: readonly Statut[]) => (data ? statuts.reduce((n, s) => n + data.parStatut[s], 0) : null);
-  const avec = (libelle: string, n: number | null | undefined) => (n === null || n === undefined ? libelle : `${libelle} (${nombre.format(n)})`);
   const valeur: CleOnglet = params.suivi === 'moi' ? 'suivies' : params.onglet || 'toutes';
   const onglets: { value: CleOnglet; label: string }[] = [
-    { value: 'toutes', label: avec('Toutes', data?.toutes) },
-    { value: 'a-traiter', label: avec(ONGLETS['a-traiter'].libelle, compte(ONGLETS['a-traiter'].statuts)) },
-    { value: 'suivies', label: avec('Suivies par moi', data?.suiviesParMoi) },
-    { value: 'traitees', label: avec(ONGLETS.traitees.libelle, compte(ONGLETS.traitees.statuts)) },
-    { value: 'closes', label: avec(ONGLETS.closes.libelle, compte(ONGLETS.closes.statuts)) },
+    { value: 'toutes', label: avecNombre('Toutes', data?.toutes) },
+    { value: 'a-traiter', label: avecNombre(ONGLETS['a-traiter'].libelle, compte(ONGLETS['a-traiter'].statuts)) },
+    { value: 'suivies', label: avecNombre('Suivies par moi', data?.suiviesParMoi) },
+    { value: 'traitees', label: avecNombre(ONGLETS.traitees.libelle, compte(ONGLETS.traitees.statuts)) },
+    { value: 'closes', label: avecNombre(ONGLETS.closes.libelle, compte(ONGLETS.closes.statuts)) },
   ];
   return (
     <div role="group" aria-label="Vues de la liste">
@@ -602,7 +629,7 @@ function ConfirmationStatut({
             <Button variant="default" onClick={onCancel}>
               Annuler
             </Button>
-            <Button type="submit" color={refus ? 'red.8' : 'green.9'} data-autofocus={refus ? undefined : true}>
+            <Button type="submit" color={refus ? 'red.8' : 'teal.9'} data-autofocus={refus ? undefined : true}>
               {radiation ? 'Radier la demande' : refus ? 'Refuser la demande' : 'Attribuer le logement'}
             </Button>
           </Group>

@@ -10,7 +10,10 @@ export function useLancerLot() {
   return useMutation({ mutationFn: async (lot: NouveauLot) => (await sendJson<{ data: EtatLot }>('/lots', lot)).data });
 }
 
-/** The progress of a running action, read twice a second until it ends; the lists are read again then. */
+/**
+ * The progress of a running action, read twice a second until it ends; the lists and the requests' managers' part
+ * (« Suivie par », labels, journal) are read again then.
+ */
 export function useEtatLot(id: string | null) {
   const queryClient = useQueryClient();
   const query = useQuery({
@@ -21,7 +24,7 @@ export function useEtatLot(id: string | null) {
   });
   const fini = query.data?.fini ?? false;
   useEffect(() => {
-    if (fini) void queryClient.invalidateQueries({ queryKey: cles.listes });
+    if (fini) void Promise.all([queryClient.invalidateQueries({ queryKey: cles.listes }), queryClient.invalidateQueries({ queryKey: cles.instructions })]);
   }, [fini, queryClient]);
   return query;
 }

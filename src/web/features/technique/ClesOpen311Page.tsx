@@ -182,7 +182,7 @@ const auteur = (c: CleOpen311) => c.creePar ?? 'un compte supprimé';
 
 function BoutonRevoquer({ c, onRevoquer }: { c: CleOpen311; onRevoquer: (c: CleOpen311) => void }) {
   return (
-    <Button size="xs" variant="outline" color="red.8" aria-label={`Révoquer la clé « ${c.libelle} »`} onClick={() => onRevoquer(c)}>
+    <Button size="xs" variant="outline" color="red.9" aria-label={`Révoquer la clé « ${c.libelle} »`} onClick={() => onRevoquer(c)}>
       Révoquer
     </Button>
   );
@@ -204,7 +204,7 @@ function ListeCles({ cles, onRevoquer }: { cles: CleOpen311[]; onRevoquer: (c: C
               Créée le {formatHorodatage(c.creeLe)} par {auteur(c)}
             </Text>
             <Text size="sm">Dernière utilisation : {utilisation(c)}</Text>
-            <Text size="sm" fw={700} c={c.revoqueeLe ? 'red.9' : 'green.9'}>
+            <Text size="sm" fw={700} c={c.revoqueeLe ? 'red.9' : 'teal.9'}>
               {etat(c)}
             </Text>
             {!c.revoqueeLe && (
@@ -238,7 +238,7 @@ function ListeCles({ cles, onRevoquer }: { cles: CleOpen311[]; onRevoquer: (c: C
               <Table.Td>{formatHorodatage(c.creeLe)}</Table.Td>
               <Table.Td>{auteur(c)}</Table.Td>
               <Table.Td>{utilisation(c)}</Table.Td>
-              <Table.Td c={c.revoqueeLe ? 'red.9' : 'green.9'} fw={700}>
+              <Table.Td c={c.revoqueeLe ? 'red.9' : 'teal.9'} fw={700}>
                 {etat(c)}
               </Table.Td>
               <Table.Td>{c.revoqueeLe ? '—' : <BoutonRevoquer c={c} onRevoquer={onRevoquer} />}</Table.Td>

@@ -186,7 +186,8 @@ describe('the managers’ list of technical reports', () => {
     act(() => {
       FauxFlux.ouverts[0]!.dispatchEvent(new MessageEvent('signalement', { data: JSON.stringify({ numero: '2026-00003', etat: 'nouveau', de: null, date: '2026-03-05T08:00:00.000Z' }) }));
     });
-    expect(await screen.findByRole('link', { name: '2026-00003' })).toBeInTheDocument();
+    // The list is read again LISTES_MS (400 ms) after an event: more than findBy's 1 s on a loaded machine.
+    expect(await screen.findByRole('link', { name: '2026-00003' }, { timeout: 5000 })).toBeInTheDocument();
     expect(await screen.findByText('3 signalements — 1 nouveau signalement arrivé depuis l’ouverture de la page')).toBeInTheDocument();
   });
 

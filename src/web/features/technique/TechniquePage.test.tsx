@@ -170,7 +170,8 @@ describe('/technique', () => {
     act(() => {
       FauxFlux.ouverts[0]!.dispatchEvent(new MessageEvent('signalement', { data: JSON.stringify(event) }));
     });
-    expect(await screen.findByText('Un nouveau signalement vient d’être fait (n° 2026-00003) : la liste est à jour.')).toBeInTheDocument();
+    // The list is read again LISTES_MS (400 ms) after an event: more than findBy's 1 s on a loaded machine.
+    expect(await screen.findByText('Un nouveau signalement vient d’être fait (n° 2026-00003) : la liste est à jour.', undefined, { timeout: 5000 })).toBeInTheDocument();
     expect(await screen.findByRole('link', { name: 'Dépôt sauvage' })).toHaveAttribute('href', '/technique/2026-00003');
     expect(screen.getByText('3 signalements.')).toBeInTheDocument();
   });

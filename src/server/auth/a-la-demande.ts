@@ -1,0 +1,84 @@
+import { fromNodeHeaders } from 'better-auth/node';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/index.js';
+import type { Auth, AuthDeps } from './index.js';
+import { LectureSession } from './lecture-session.js';
+import { type ActiveSession, keepSession } from './sessions.js';
+
+/**
+ * better-auth, loaded and built when first needed (issue 11 point 6): a request to /app/api/auth/*, a sign-up, a
+ * request that carries a session cookie. Loaded, it holds some 10 MB that a server answering anonymous visitors
+ * (status look-ups, the public pages) never needs. Its first use waits for the load once (~0.2 s). The environment
+ * is checked at start (config.ts); what better-auth itself would refuse now shows at that first use, and a failed
+ * build is tried again at the next.
+ */
+export class AuthALaDemande {
+  private auth: Promise<Auth> | undefined;
+  private lecture: Promise<LectureSession> | undefined;
+
+  constructor(private readonly deps: AuthDeps) {}
+
+  get(): Promise<Auth> {
+    this.auth ??= import('./index.js')
+      .then((module) => module.createAuth(this.deps))
+      .catch((error: unknown) => {
+        this.auth = undefined;
+        throw error;
+      });
+    return this.auth;
+  }
+
+  /**
+   * The session read of the app's routes (lecture-session.ts), with better-auth's cookie name and secret. A better-auth
+   * whose context failed (its promise stays rejected) is dropped with it: the next request builds both again.
+   */
+  lectureSession(db: Db): Promise<LectureSession> {
+    this.lecture ??= this.get()
+      .then((auth) =>
+        auth.$context.catch((error: unknown) => {
+          this.auth = undefined;
+          throw error;
+        }),
+      )
+      .then((context) => new LectureSession(db, { name: context.authCookies.sessionToken.name, secret: context.secret }))
+      .catch((error: unknown) => {
+        this.lecture = undefined;
+        throw error;
+      });
+    return this.lecture;
+  }
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  userType: string;
+  /** The session of this request, as the limits left it (sessions.ts): its sign-in and its recorded activity. */
+  session: ActiveSession;
+}
+
+/**
+ * The signed-in user of this HTTP request, or null (no cookie: no database look-up). One indexed query
+ * (lecture-session.ts); better-auth's own getSession only when it has a write to make (an expired
+ * session to delete, an expiry to move forward).
+ */
+export async function sessionUser(auth: AuthALaDemande, request: FastifyRequest): Promise<SessionUser | null> {
+  const cookie = request.headers.cookie;
+  if (!cookie || !cookie.includes('session_token')) return null;
+  const { db } = request.server.deps;
+  const lue = await (await auth.lectureSession(db)).lire(cookie);
+  if (lue === null) return null;
+  if (lue !== 'better-auth') {
+    // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
+    const active = await keepSession(db, { id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType);
+    if (!active) return null;
+    return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant', session: active };
+  }
+  const session = await (await auth.get()).api.getSession({ headers: fromNodeHeaders(request.headers) });
+  if (!session) return null;
+  const user = session.user as typeof session.user & { userType?: string };
+  // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
+  const active = await keepSession(db, session.session, user.userType);
+  if (!active) return null;
+  return { id: user.id, email: user.email, userType: user.userType ?? 'habitant', session: active };
+}
