@@ -22,6 +22,9 @@ export default defineConfig({
   // Generous: CI runs these beside the unit suites (SQLite and PostgreSQL) on two cores, and the slowest journeys
   // take 50 s there.
   timeout: 90_000,
+  // Likewise each expectation waits up to 15 s (Playwright's 5 s default): a search that answers in 0.2 s alone took
+  // over 5 s there once. A page that never shows what is expected still fails.
+  expect: { timeout: 15_000 },
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '.ci/out/e2e.json' }]] : 'list',
   use: {
     baseURL: APP_URL,

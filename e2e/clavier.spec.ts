@@ -10,7 +10,7 @@ import { manager, PASSWORD } from './gestion-aides.js';
 
 /** Tab (or Shift+Tab) until `cible` has the focus, as a person would; fails after `max` presses. */
 async function tabulerJusqua(page: Page, cible: Locator, { max = 80, arriere = false } = {}) {
-  await cible.waitFor({ state: 'attached', timeout: 5000 });
+  await cible.waitFor({ state: 'attached', timeout: 15_000 });
   for (let i = 0; i < max; i++) {
     if (await cible.evaluate((el) => el === document.activeElement).catch(() => false)) return;
     await page.keyboard.press(arriere ? 'Shift+Tab' : 'Tab');

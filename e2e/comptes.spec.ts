@@ -150,7 +150,7 @@ test('the sign-up modal keeps what was typed: a tap beside it leaves it open, Es
   // Chromium centres a focused field; other browsers bring it to the top edge, where the sticky title is: as they do.
   await champ.evaluate((el) => el.scrollIntoView());
   const titre = (await modal.locator('.mantine-Modal-header').boundingBox())!;
-  const etiquette = (await modal.locator(`label[for="${await champ.getAttribute('id')}"]`).boundingBox({ timeout: 5000 }))!;
+  const etiquette = (await modal.locator(`label[for="${await champ.getAttribute('id')}"]`).boundingBox({ timeout: 15_000 }))!;
   expect(etiquette.y).toBeGreaterThanOrEqual(titre.y + titre.height);
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
