@@ -227,7 +227,7 @@ describe('the managers’ list: search', () => {
     expect(row).toMatchObject({ numero: masque.numero, email: masque.email, nom: 'Nom Masqué', titre: 'Banc cassé contactable', contenuMasque: false, doublonDe: null });
   });
 
-  it('finds words of two letters anywhere in a word, folded, all required; none when no text has them (PostgreSQL: by the index of pairs)', async () => {
+  it('finds words of two letters anywhere in a word, folded, all required; at the end of a text, none when no text has them (by an index: SQLite’s trigrams and texts’ ends, PostgreSQL’s pairs)', async () => {
     const kz = await signaler({ titre: 'Borne KZ-Ökw renversée', adresse: 'Allée d’Ornano, 13090 Aix-en-Provence' });
     const fin = await signaler({ titre: 'Poubelle débordante', description: 'Au coin de la rue, près du kiosque qx' });
     expect(await numerosDe('q=kz&parPage=200')).toEqual([kz.numero]);
@@ -236,6 +236,14 @@ describe('the managers’ list: search', () => {
     expect(await numerosDe(`q=${encodeURIComponent('qx ki')}&parPage=200`)).toEqual([fin.numero]);
     expect(await numerosDe(`q=${encodeURIComponent('qx kz')}&parPage=200`)).toEqual([]);
     expect(await liste('q=zq')).toMatchObject({ data: [], total: 0, totalExact: true });
+    // At the very end of a text (SQLite: in no trigram, found by migration 0030's index of the texts' ends)…
+    const bout = await signaler({ titre: 'Banc descellé', adresse: 'Pagnol', nom: 'Camillevw' });
+    expect(await numerosDe('q=vw&parPage=200')).toEqual([bout.numero]);
+    expect(await numerosDe(`q=${encodeURIComponent('vw banc')}&parPage=200`)).toEqual([bout.numero]);
+    // …and both at the end of one text and inside another.
+    const dedans = await signaler({ titre: 'Borne vwa tordue' });
+    expect((await numerosDe('q=vw&parPage=200')).sort()).toEqual([bout.numero, dedans.numero].sort());
+    expect(await numerosDe(`q=${encodeURIComponent('vw tordue')}&parPage=200`)).toEqual([dedans.numero]);
   });
 
   it('finds the new report, and a report by its new text after an erasure written elsewhere (no stale address left in the search)', async () => {

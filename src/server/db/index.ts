@@ -33,6 +33,7 @@ import * as m0026 from './migrations/0026_recherche_courte.js';
 import * as m0027 from './migrations/0027_etiquettes_indexees.js';
 import * as m0028 from './migrations/0028_lots_completes.js';
 import * as m0029 from './migrations/0029_signalements_recherche_courte.js';
+import * as m0030 from './migrations/0030_signalements_fins_de_recherche.js';
 import { durableApresCommit } from './durable.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
@@ -124,6 +125,7 @@ const migrations: Record<string, Migration> = {
   '0027_etiquettes_indexees': m0027,
   '0028_lots_completes': m0028,
   '0029_signalements_recherche_courte': m0029,
+  '0030_signalements_fins_de_recherche': m0030,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

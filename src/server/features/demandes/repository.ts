@@ -18,6 +18,7 @@ import { compacter, foldForSearch } from '../../../domain/normalise.js';
 import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cycleDeVie.js';
 import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
+import { PairesFts, phrase } from '../../db/paires.js';
 import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
 import { lecturesConsultation, type CorrectionVueRow, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
@@ -59,11 +60,6 @@ function foldWords(q: string): string[] {
   return foldForSearch(q).split(/\s+/u).filter(Boolean).slice(0, 8);
 }
 
-/** A word (or a trigram) as an FTS5 phrase: quoted, its quotes doubled. */
-function phrase(w: string): string {
-  return `"${w.replace(/"/gu, '""')}"`;
-}
-
 /**
  * A typed word and, when it holds signs (« jean-yves », « n’diaye », « 06-12-34 »), its letters and digits alone:
  * the stored text holds names and phones that way too (migration 0012), so « jean-yves » finds « Jean Yves » and
@@ -86,12 +82,6 @@ function motLike(w: string): RawBuilder<boolean> {
   const formes = variantes(w);
   return formes.length > 1 ? sql<boolean>`(${sql.join(formes.map(like), sql` or `)})` : like(w);
 }
-
-/**
- * SQLite: past this many rows holding its trigrams, a word of two letters that ends some texts is matched by LIKE
- * rather than by the OR of its trigrams (docs/decisions/0021).
- */
-const PAIRE_FREQUENTE = 20_000;
 
 /** The search as the query that collects the matches' keys writes it (DemandesRepository.collecte). */
 interface Collecte {
@@ -140,7 +130,12 @@ export class DemandesRepository {
     private readonly kind: DbKind,
     /** The clock of the managers' validity filter (AppDeps.now). */
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.paires = new PairesFts(db, { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text' });
+  }
+
+  /** SQLite: the search's words of two letters (PairesFts). */
+  private readonly paires: PairesFts;
 
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -451,8 +446,6 @@ export class DemandesRepository {
     };
   }
 
-  private vocabulaire: Promise<unknown> | undefined;
-
   /**
    * The search as the query that collects the matches' keys writes it (docs/decisions/0021): every word by an
    * index, the words of two letters included; one letter stays LIKE (it matches most rows: the scan stops early).
@@ -483,28 +476,13 @@ export class DemandesRepository {
     const groupes = words.filter((w) => length(w) >= 3).map(motFts);
     const conditions = words.filter((w) => length(w) === 1).map(like);
     const paires = words.filter((w) => length(w) === 2);
-    if (paires.length > 0) {
-      // FTS5's vocabulary of the trigram index, as a table of this connection (nothing stored, nothing to back up).
-      this.vocabulaire ??= sql`create virtual table if not exists temp.housing_search_vocab using fts5vocab(main, housing_search, row)`
-        .execute(this.db)
-        .catch((error: unknown) => {
-          this.vocabulaire = undefined;
-          throw error;
-        });
-      await this.vocabulaire;
-    }
     for (const w of paires) {
-      const [{ rows: termes }, { rows: fins }] = await Promise.all([
-        sql<{ term: string; doc: number }>`select term, doc from temp.housing_search_vocab where term >= ${w} and term < ${`${w}\u{10FFFF}`}`.execute(this.db),
-        sql<{ un: number }>`select 1 as un from housing_requests where substr(search_text, -2) = ${w} limit 1`.execute(this.db),
-      ]);
-      const ou = termes.length > 0 ? `(${termes.map((t) => phrase(t.term)).join(' OR ')})` : null;
-      if (fins.length === 0) {
-        if (!ou) return { fts: null, conditions: [], vide: true };
-        groupes.push(ou);
-      } else if (!ou) conditions.push(sql<boolean>`substr(search_text, -2) = ${w}`);
-      else if (termes.reduce((n, t) => n + t.doc, 0) > PAIRE_FREQUENTE) conditions.push(like(w));
-      else conditions.push(sql<boolean>`(rowid in (select rowid from housing_search where housing_search match ${ou}) or substr(search_text, -2) = ${w})`);
+      const paire = await this.paires.paire(w);
+      if (paire.par === 'aucune') return { fts: null, conditions: [], vide: true };
+      if (paire.par === 'fts') groupes.push(paire.ou);
+      else if (paire.par === 'fin') conditions.push(this.paires.fin(w));
+      else if (paire.par === 'like') conditions.push(like(w));
+      else conditions.push(sql<boolean>`(rowid in (select rowid from housing_search where housing_search match ${paire.ou}) or ${this.paires.fin(w)})`);
     }
     return { fts: groupes.length > 0 ? groupes.join(' AND ') : null, conditions, vide: false };
   }

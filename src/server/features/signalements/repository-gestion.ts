@@ -15,6 +15,7 @@ import {
   type TriSignalements,
 } from '../../../domain/signalements.js';
 import type { Db, DbKind } from '../../db/index.js';
+import { PairesFts, phrase, type Paire } from '../../db/paires.js';
 import type { Database, SignalementCategorieRow, SignalementMiseAJourRow, SignalementRow } from '../../db/schema.js';
 
 /** The columns of a row of the managers' list. */
@@ -81,7 +82,12 @@ export class GestionSignalementsRepository {
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
-  ) {}
+  ) {
+    this.paires = new PairesFts(db, { fts: 'signalements_recherche', table: 'signalements', colonne: 'recherche' });
+  }
+
+  /** SQLite: the search's words of two letters (PairesFts). */
+  private readonly paires: PairesFts;
 
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -95,7 +101,12 @@ export class GestionSignalementsRepository {
   }
 
   /** The search and the filters, written for the way the page is read (Lecture). */
-  private filtrer<O>(query: SelectQueryBuilder<Database, 'signalements', O>, q: ListeGestionSignalementsQuery, lecture: Lecture): SelectQueryBuilder<Database, 'signalements', O> {
+  private filtrer<O>(
+    query: SelectQueryBuilder<Database, 'signalements', O>,
+    q: ListeGestionSignalementsQuery,
+    lecture: Lecture,
+    paires: ReadonlyMap<string, Paire>,
+  ): SelectQueryBuilder<Database, 'signalements', O> {
     const sqlite = this.kind === 'sqlite';
     const tri = q.tri;
     // Walking the sort's index on SQLite: a filter on a column this order's indexes do not serve is written
@@ -120,25 +131,42 @@ export class GestionSignalementsRepository {
     if (q.du) out = out.where(sql<boolean>`${col('cree_le')} >= ${debutDuJourAParis(q.du)}`);
     if (q.au) out = out.where(sql<boolean>`${col('cree_le')} < ${debutDuJourAParis(lendemain(q.au))}`);
     const mots = motsDeRecherche(q.q);
-    // SQLite, but for a walk: the words of 3 letters or more together through the trigram index (a quoted phrase
-    // matches anywhere, like LIKE '%…%'), the shorter ones by LIKE. PostgreSQL: LIKE, which pg_trgm's index serves;
-    // but for a walk, the words of two letters when no longer word narrows the rows go through migration 0029's
-    // index of pairs (with a longer word, in one bitmap with pg_trgm's, the pairs would be computed again on every
-    // candidate row).
-    const trigrammes = sqlite && lecture !== 'parcours' ? mots.filter((m) => [...m].length >= 3) : [];
-    if (trigrammes.length > 0) {
-      out = out.where(sql<boolean>`rowid in (select rowid from signalements_recherche where signalements_recherche match ${GestionSignalementsRepository.phrases(trigrammes)})`);
+    const like = (mot: string) => sql<boolean>`recherche like ${`%${echapperLike(mot)}%`} escape '\\'`;
+    const match = (fts: string) => sql<boolean>`rowid in (select rowid from signalements_recherche where signalements_recherche match ${fts})`;
+    if (lecture === 'parcours') {
+      // Many matches: LIKE on the walked rows.
+      for (const mot of mots) out = out.where(like(mot));
+      return out;
     }
-    const paires = !sqlite && lecture !== 'parcours' && mots.every((m) => [...m].length < 3) ? mots.filter((m) => [...m].length === 2) : [];
-    if (paires.length > 0) out = out.where(sql<boolean>`search_bigrams(recherche) @> ${sql`array[${sql.join(paires)}]::text[]`}`);
-    for (const mot of mots.filter((m) => !trigrammes.includes(m) && !paires.includes(m))) {
-      out = out.where(sql<boolean>`recherche like ${`%${echapperLike(mot)}%`} escape '\\'`);
+    if (!sqlite) {
+      // PostgreSQL: LIKE, which pg_trgm's index serves; the words of two letters, when no longer word narrows the
+      // rows, through migration 0029's index of pairs (with a longer word, in one bitmap with pg_trgm's, the pairs
+      // would be computed again on every candidate row).
+      const paires2 = mots.every((m) => [...m].length < 3) ? mots.filter((m) => [...m].length === 2) : [];
+      if (paires2.length > 0) out = out.where(sql<boolean>`search_bigrams(recherche) @> ${sql`array[${sql.join(paires2)}]::text[]`}`);
+      for (const mot of mots.filter((m) => !paires2.includes(m))) out = out.where(like(mot));
+      return out;
     }
+    // SQLite: the words of 3 letters or more together through the trigram index (a quoted phrase matches anywhere,
+    // like LIKE '%…%'), with the words of two letters that its vocabulary alone holds (PairesFts); the others as
+    // their Paire says; one letter by LIKE.
+    const groupes = mots.filter((m) => [...m].length >= 3).map(phrase);
+    for (const mot of mots) {
+      const longueur = [...mot].length;
+      if (longueur >= 3) continue;
+      const paire = longueur === 2 ? paires.get(mot) : undefined;
+      if (!paire || paire.par === 'like') out = out.where(like(mot));
+      else if (paire.par === 'fts') groupes.push(paire.ou);
+      else if (paire.par === 'fin') out = out.where(this.paires.fin(mot));
+      else if (paire.par === 'fts-ou-fin') out = out.where(sql<boolean>`(${match(paire.ou)} or ${this.paires.fin(mot)})`);
+      // 'aucune': page() answers before any query.
+    }
+    if (groupes.length > 0) out = out.where(match(groupes.join(' AND ')));
     return out;
   }
 
   /** The list's total: exact for the whole list, else counted up to TOTAL_GESTION_SIGNALEMENTS_BORNE + 1 matches. */
-  async compter(q: ListeGestionSignalementsQuery, db: Db = this.db): Promise<{ total: number; exact: boolean }> {
+  async compter(q: ListeGestionSignalementsQuery, paires: ReadonlyMap<string, Paire>, db: Db = this.db): Promise<{ total: number; exact: boolean }> {
     if (!GestionSignalementsRepository.restreinte(q)) {
       // PostgreSQL reads a table to count it: the number is kept in signalements_total (migration 0020). SQLite
       // counts from its smallest index.
@@ -154,7 +182,7 @@ export class GestionSignalementsRepository {
       this.kind === 'sqlite' && seule
         ? // SQLite, a search and nothing else: counted in the trigram index alone, which stops at the bound.
           sql`select rowid from signalements_recherche where signalements_recherche match ${GestionSignalementsRepository.phrases(mots)} limit ${TOTAL_GESTION_SIGNALEMENTS_BORNE + 1}`
-        : this.filtrer(db.selectFrom('signalements').select(sql`1`.as('un')), q, 'peu').limit(TOTAL_GESTION_SIGNALEMENTS_BORNE + 1);
+        : this.filtrer(db.selectFrom('signalements').select(sql`1`.as('un')), q, 'peu', paires).limit(TOTAL_GESTION_SIGNALEMENTS_BORNE + 1);
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from (${borne}) as m`.execute(db);
     const n = Number(rows[0]!.n);
     return n > TOTAL_GESTION_SIGNALEMENTS_BORNE ? { total: TOTAL_GESTION_SIGNALEMENTS_BORNE, exact: false } : { total: n, exact: true };
@@ -162,7 +190,17 @@ export class GestionSignalementsRepository {
 
   /** An FTS5 query that finds every word anywhere (a quoted phrase in a trigram table matches any substring). */
   private static phrases(mots: readonly string[]): string {
-    return mots.map((m) => `"${m.replace(/"/gu, '""')}"`).join(' AND ');
+    return mots.map(phrase).join(' AND ');
+  }
+
+  /** SQLite: how each word of two letters of the search is found (PairesFts); empty on PostgreSQL. */
+  private async pairesDe(q: ListeGestionSignalementsQuery): Promise<Map<string, Paire>> {
+    const paires = new Map<string, Paire>();
+    if (this.kind !== 'sqlite') return paires;
+    for (const mot of motsDeRecherche(q.q)) {
+      if ([...mot].length === 2 && !paires.has(mot)) paires.set(mot, await this.paires.paire(mot));
+    }
+    return paires;
   }
 
   /**
@@ -175,8 +213,11 @@ export class GestionSignalementsRepository {
    */
   async page(q: ListeGestionSignalementsQuery): Promise<{ rows: (LigneGestionRow & { doublonDeNumero: string | null })[]; total: number; exact: boolean }> {
     const trigrammes = motsDeRecherche(q.q).some((m) => [...m].length >= 3);
+    const paires = await this.pairesDe(q);
+    // A word that no report holds: nothing to read.
+    if ([...paires.values()].some((p) => p.par === 'aucune')) return { rows: [], total: 0, exact: true };
     const lire = async (db: Db, avantUnParcours?: () => Promise<unknown>) => {
-      const { total, exact } = await this.compter(q, db);
+      const { total, exact } = await this.compter(q, paires, db);
       const offset = (q.page - 1) * q.parPage;
       if (exact && offset >= total) return { lues: [], total, exact };
       const lecture: Lecture = !exact ? 'parcours' : GestionSignalementsRepository.restreinte(q) ? 'peu' : 'tout';
@@ -184,7 +225,7 @@ export class GestionSignalementsRepository {
       const depuisLaFin = exact && offset > total / 2;
       const ordre = depuisLaFin ? (q.ordre === 'asc' ? 'desc' : 'asc') : q.ordre;
       const limite = depuisLaFin ? Math.min(q.parPage, total - offset) : q.parPage;
-      let query = this.filtrer(db.selectFrom('signalements').select([...COLONNES_LIGNE]), q, lecture);
+      let query = this.filtrer(db.selectFrom('signalements').select([...COLONNES_LIGNE]), q, lecture, paires);
       // SQLite: an equality filter whose index of migration 0019/0020 also holds this order (category or state, then
       // the date) gives the page from that index, the search checked on its entries by rowid.
       const ordonneParLeFiltre = this.kind === 'sqlite' && ((q.tri === 'creeLe' && (q.categorie || q.etat)) || (q.tri === 'categorie' && q.categorie) || (q.tri === 'etat' && q.etat));
