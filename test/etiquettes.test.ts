@@ -107,11 +107,11 @@ describe('labels on requests', () => {
     const lot = await call('POST', '/lots', { cookie: manager.cookie }, { selection: { mode: 'filtre', requete: 'q=016eti' }, action: { type: 'etiquette', id: await creer('Relancer', 'gris') } });
     expect(lot.statusCode).toBe(202);
     let etat = lot.json().data;
-    for (let i = 0; i < 100 && !etat.fini; i++) {
+    for (let i = 0; i < 1000 && !etat.fini; i++) {
       await new Promise((r) => setTimeout(r, 20));
       etat = (await call('GET', `/lots/${etat.id}`, { cookie: manager.cookie })).json().data;
     }
-    expect(etat).toMatchObject({ total: 3, faits: 3, echecs: 0 });
+    expect(etat).toMatchObject({ total: 3, faits: 3, echecs: 0, fini: true });
     const relancer = (await call('GET', '/etiquettes', { cookie: manager.cookie })).json().data.find((e: { nom: string }) => e.nom === 'Relancer').id;
     expect((await call('GET', `/logement?etiquette=${relancer}`, { cookie: manager.cookie })).json().total).toBe(3);
     expect((await call('GET', `/logement?etiquette=${relancer}&q=016eti000002`, { cookie: manager.cookie })).json().total).toBe(1);
@@ -134,10 +134,11 @@ describe('the limit of 10 labels a request', () => {
     const lot = await call('POST', '/lots', { cookie: manager.cookie }, { selection: { mode: 'numeros', numeros }, action: { type: 'etiquette', id: etiquette } });
     expect(lot.statusCode, lot.body).toBe(202);
     let etat = lot.json().data;
-    for (let i = 0; i < 100 && !etat.fini; i++) {
+    for (let i = 0; i < 1000 && !etat.fini; i++) {
       await new Promise((r) => setTimeout(r, 20));
       etat = (await call('GET', `/lots/${etat.id}`, { cookie: manager.cookie })).json().data;
     }
+    expect(etat.fini, 'the bulk job ends within 20 s').toBe(true);
     return etat;
   }
   const nombre = async (numeroUnique: string) => {

@@ -67,19 +67,24 @@ describe('a slow export', () => {
 });
 
 describe('an Excel export', () => {
-  it('gives the other requests turns while it is written (its compression never says to wait)', async () => {
+  it('gives the other requests turns while it is written', async () => {
     // The app runs in this process: the longest turn of its event loop during the download, against the download's
     // length. Before, on SQLite, the whole workbook was written in one turn, every other request waiting for its end.
     // exceljs loads with the first workbook (one long turn): loaded first, by a workbook of no row.
     expect((await fetch(`http://${base.host}:${base.port}/app/api/logement/export.xlsx?q=zzzzzz`, { headers: { cookie } })).status).toBe(200);
-    const boucle = monitorEventLoopDelay({ resolution: 1 });
-    boucle.enable();
-    const debut = performance.now();
-    const res = await fetch(`http://${base.host}:${base.port}/app/api/logement/export.xlsx?colonnes=numeroUnique,nom,motivations`, { headers: { cookie } });
-    expect(res.status).toBe(200);
-    expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
-    const duree = performance.now() - debut;
-    boucle.disable();
-    expect(boucle.max / 1e6).toBeLessThan(duree / 4);
-  }, 30_000);
+    // The best of three downloads: the bug made every download one long turn, while a machine busy with other suites
+    // may pause this process once for a while (a garbage collection, another process's turn) in any one download.
+    const part = async () => {
+      const boucle = monitorEventLoopDelay({ resolution: 1 });
+      boucle.enable();
+      const debut = performance.now();
+      const res = await fetch(`http://${base.host}:${base.port}/app/api/logement/export.xlsx?colonnes=numeroUnique,nom,motivations`, { headers: { cookie } });
+      expect(res.status).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+      const duree = performance.now() - debut;
+      boucle.disable();
+      return boucle.max / 1e6 / duree;
+    };
+    expect(Math.min(await part(), await part(), await part())).toBeLessThan(1 / 4);
+  }, 60_000);
 });

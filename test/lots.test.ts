@@ -221,7 +221,7 @@ describe('bulk actions', () => {
     expect((await call('GET', `/lots/${lotId}`, { cookie: autre.cookie })).statusCode).toBe(404);
     expect(started.statusCode, started.body).toBe(202);
     let etat;
-    for (let i = 0; i < 200 && !etat?.fini; i++) {
+    for (let i = 0; i < 1000 && !etat?.fini; i++) {
       await new Promise((r) => setTimeout(r, 20));
       etat = (await call('GET', `/lots/${lotId}`, { cookie: manager.cookie })).json().data;
     }
@@ -290,7 +290,7 @@ describe('a bulk action when the app closes', () => {
     const { id } = started.json().data;
     const { db } = ferme.app.deps;
     const lire = () => db.selectFrom('lots').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    for (let i = 0; i < 500 && (await lire()).faits < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 4000 && (await lire()).faits < 3; i++) await new Promise((r) => setTimeout(r, 5));
     await ferme.app.close();
     // Read once the app is closed, on a connection of its own.
     const apres = openDatabase({ databaseUrl: ferme.config.databaseUrl, dataDir: ferme.dataDir }).db;

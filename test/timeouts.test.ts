@@ -5,7 +5,9 @@ import { createTestApp, demande, multipart, type TestContext } from './helpers.j
 /**
  * Slow clients (issue 9 point 6): headers and bodies that trickle in are cut, on a real listening
  * server, with small configured limits (headers 1 s; bodies at least 200 bytes/s over 1 s windows).
- * Normal uploads at a phone's pace pass, and live-event streams, long by design, stay open.
+ * Normal uploads at a phone's pace pass, and live-event streams, long by design, stay open. The cuts are judged
+ * against 10 s: well above the limits (a busy CI machine adds seconds), well below what would close the connection
+ * without them (the request timeout, 20 s; the client gives up at 15 s).
  */
 let ctx: TestContext;
 let port: number;
@@ -76,14 +78,14 @@ function jsonOf(received: string): { error: { code: string; message: string } } 
 describe('slow clients', () => {
   it('closes a connection whose headers trickle in, within the header timeout', async () => {
     const exchange = await slowClient('GET /app/api/parametres HTTP/1.1\r\nHost: quartier.test\r\n', (n) => `X-Lent-${n}: a\r\n`, 200);
-    expect(exchange.closedAfterMs).toBeLessThan(3000);
+    expect(exchange.closedAfterMs).toBeLessThan(10_000);
     expect(statusOf(exchange.received)).toBe(408);
     expect(jsonOf(exchange.received).error).toEqual({ code: 'TIMEOUT', message: 'La requête a mis trop de temps à arriver. Réessayez.' });
   });
 
   it('closes a connection that never sends anything', async () => {
     const exchange = await slowClient('', () => '', 500);
-    expect(exchange.closedAfterMs).toBeLessThan(3000);
+    expect(exchange.closedAfterMs).toBeLessThan(10_000);
   });
 
   it('answers 408 in French to a JSON body trickled at 1 byte every 2 s, and closes the connection', async () => {
@@ -93,7 +95,7 @@ describe('slow clients', () => {
       (n) => body.slice(n + 1, n + 2) || null,
       2000,
     );
-    expect(exchange.closedAfterMs).toBeLessThan(5000);
+    expect(exchange.closedAfterMs).toBeLessThan(10_000);
     expect(statusOf(exchange.received)).toBe(408);
     expect(jsonOf(exchange.received).error).toEqual({
       code: 'TIMEOUT',
@@ -109,7 +111,7 @@ describe('slow clients', () => {
       (n) => (n < 5 ? body.slice(n * 500, (n + 1) * 500) : ''),
       100,
     );
-    expect(exchange.closedAfterMs).toBeLessThan(5000);
+    expect(exchange.closedAfterMs).toBeLessThan(10_000);
     expect(statusOf(exchange.received)).toBe(408);
   });
 

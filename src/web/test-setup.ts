@@ -1,5 +1,5 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 
 // jsdom lacks what Mantine asks of a browser.
@@ -25,5 +25,9 @@ if (typeof window !== 'undefined') {
   }
   Element.prototype.scrollIntoView ??= () => {};
 }
+
+// findBy… and waitFor wait up to 5 s (1 s by default): CI runs these tests beside two server suites and the browser
+// tests on two cores, where a re-render after a fetch has taken over a second. What never shows still fails.
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => cleanup());

@@ -79,10 +79,16 @@ describe('the French weak-password rule', () => {
     expect(motDePasseTropFacile(password, helene)).toBe(false);
   });
 
-  it('answers quickly even for the longest password', () => {
-    const started = performance.now();
-    motDePasseTropFacile(`${'Qk9#'.repeat(31)}zz`, helene);
-    motDePasseTropFacile('a'.repeat(127) + 'b', helene);
-    expect(performance.now() - started).toBeLessThan(200);
+  // Not a speed target (those live in bench/): a guard against a reading that grows exponentially with the length,
+  // which would take minutes here. The two calls take ~10-30 ms alone; the best of three runs is kept, with a wide
+  // margin, so that a machine busy with other suites (one run took 296 ms in CI) does not fail it.
+  it('answers the longest passwords without blowing up', () => {
+    const duree = () => {
+      const started = performance.now();
+      expect(motDePasseTropFacile(`${'Qk9#'.repeat(31)}zz`, helene)).toBe(false);
+      expect(motDePasseTropFacile('a'.repeat(127) + 'b', helene)).toBe(true);
+      return performance.now() - started;
+    };
+    expect(Math.min(duree(), duree(), duree())).toBeLessThan(2000);
   });
 });
