@@ -47,20 +47,25 @@ function valeur(colonne: ColonneExport, l: Ligne): string {
 /** The download was abandoned (its client went away): the export stops where it is, nothing to report. */
 class ExportAbandonne extends Error {}
 
-/** Waits until `flux` takes more, or is closed (the client went away): then the export stops there. */
-async function place(flux: NodeJS.EventEmitter & { destroyed?: boolean }): Promise<void> {
+/**
+ * Waits until `flux` takes more, or is closed, or `sortie` (the download, which `flux` feeds) is closed: the client
+ * went away, and the export stops there.
+ */
+async function place(flux: NodeJS.EventEmitter & { destroyed?: boolean }, sortie: NodeJS.EventEmitter & { destroyed?: boolean } = flux): Promise<void> {
   // Closed already: its 'close' has been and gone, nothing would end the wait.
-  if (flux.destroyed) throw new ExportAbandonne();
+  if (flux.destroyed || sortie.destroyed) throw new ExportAbandonne();
   await new Promise<void>((resolve) => {
     const suite = () => {
       flux.off('drain', suite);
       flux.off('close', suite);
+      sortie.off('close', suite);
       resolve();
     };
     flux.on('drain', suite);
     flux.on('close', suite);
+    sortie.on('close', suite);
   });
-  if (flux.destroyed) throw new ExportAbandonne();
+  if (flux.destroyed || sortie.destroyed) throw new ExportAbandonne();
 }
 
 /**
@@ -145,6 +150,20 @@ export function exportCsv(rows: AsyncIterable<DemandeRow>, colonnes: readonly Co
 }
 
 /**
+ * The stream that feeds a sheet's XML to the zip's compression. exceljs writes the XML into it without heeding
+ * write()'s answer (its StreamBuf), so rows made faster than zlib compresses them piled up there (100,000 rows:
+ * +70 MB); the export waits on it as on the download. Found through exceljs 4's internals (the worksheet's
+ * `stream`, its `pipes`): when they change, nothing is found and the export runs as before.
+ */
+function entreeDeCompression(feuille: unknown): EntreeDeCompression | undefined {
+  const entree = (feuille as { stream?: { pipes?: unknown[] } }).stream?.pipes?.[0] as Partial<EntreeDeCompression> | undefined;
+  return typeof entree?.on === 'function' && typeof entree.off === 'function' && entree._writableState ? (entree as EntreeDeCompression) : undefined;
+}
+
+/** A writable stream of readable-stream 2 (archiver's), which says it is full by `_writableState.needDrain`. */
+type EntreeDeCompression = NodeJS.EventEmitter & { destroyed?: boolean; _writableState: { needDrain?: boolean } };
+
+/**
  * The same export as an Excel workbook (exceljs's streaming writer: each row leaves once written). Amounts and
  * the number of children are numbers; every other value is text as people read it (never a formula).
  */
@@ -158,6 +177,7 @@ export function exportXlsx(rows: AsyncIterable<DemandeRow>, colonnes: readonly C
   feuille.columns = colonnes.map((colonne) => ({ header: labelColonne(colonne), key: colonne, width: Math.max(12, Math.min(40, labelColonne(colonne).length + 4)) }));
   feuille.getRow(1).font = { bold: true };
   const nombre = (colonne: ColonneExport) => !estColonneInstruction(colonne) && ['montant', 'enfants'].includes(CHAMPS_DEMANDE[colonne].lecture);
+  const compression = entreeDeCompression(feuille);
   pomper(
     rows,
     colonnes,
@@ -167,6 +187,7 @@ export function exportXlsx(rows: AsyncIterable<DemandeRow>, colonnes: readonly C
       feuille
         .addRow(colonnes.map((colonne) => (nombre(colonne) && typeof ligne.demande[colonne as keyof DemandeComplete] === 'number' ? ligne.demande[colonne as keyof DemandeComplete] : valeur(colonne, ligne))))
         .commit();
+      if (compression?._writableState.needDrain) await place(compression, sortie);
       if (sortie.writableNeedDrain) await place(sortie);
     },
     async () => {
