@@ -1,5 +1,5 @@
 import { Alert, Anchor, Badge, Button, Checkbox, CloseButton, Group, Loader, NativeSelect, Pagination, SegmentedControl, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
-import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
+import { useMediaQuery } from '@mantine/hooks';
 import { useCallback, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
@@ -17,6 +17,7 @@ import { z } from '../../../domain/zod.js';
 import { errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
 import { useMoi } from '../../lib/session.js';
+import { useRechercheDansLAdresse } from '../../lib/rechercheDansLAdresse.js';
 import { useStatutEnDirect } from '../../lib/statutEnDirect.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { notifierChangement } from './AnnulationStatut.js';
@@ -120,19 +121,7 @@ function optionsDeStatut(compteurs: Compteurs | undefined) {
 
 function Liste() {
   const [params, update] = useListeParams();
-  const [q, setQ] = useState(params.q);
-  // The search the field last sent to the address: another search there (a saved view, the browser's back)
-  // is written into the field; the field's own, arriving after the debounce, is not (the person may have
-  // typed on meanwhile).
-  const [envoyee, setEnvoyee] = useState(params.q);
-  if (params.q !== envoyee) {
-    setEnvoyee(params.q);
-    setQ(params.q);
-  }
-  const search = useDebouncedCallback((value: string) => {
-    setEnvoyee(value);
-    update({ q: value, page: 1 });
-  }, 300);
+  const [q, taper] = useRechercheDansLAdresse(params.q, (value) => update({ q: value, page: 1 }));
   const { data, error, isPending, isFetching } = useListe(params);
   const { data: etiquettes } = useEtiquettes();
   const { data: compteurs } = useCompteurs();
@@ -223,10 +212,7 @@ function Liste() {
           label="Rechercher"
           description="Nom, e-mail, téléphone, numéro, adresse… (majuscules, accents, apostrophes et tirets ignorés)"
           value={q}
-          onChange={(e) => {
-            setQ(e.currentTarget.value);
-            search(e.currentTarget.value);
-          }}
+          onChange={(e) => taper(e.currentTarget.value)}
           style={{ flex: '1 1 18rem' }}
           type="search"
         />

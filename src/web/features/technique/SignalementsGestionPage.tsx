@@ -1,5 +1,5 @@
 import { Alert, Anchor, Badge, Button, Card, Group, Loader, NativeSelect, Pagination, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
-import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
+import { useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { isGestionnaire } from '../../../domain/compte.js';
@@ -17,6 +17,7 @@ import {
 import { z } from '../../../domain/zod.js';
 import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
 import { paths } from '../../lib/paths.js';
+import { useRechercheDansLAdresse } from '../../lib/rechercheDansLAdresse.js';
 import { useMoi } from '../../lib/session.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { useCategories } from './api.js';
@@ -84,16 +85,7 @@ const nombre = new Intl.NumberFormat('fr-FR');
 
 function Liste() {
   const [params, update] = useParams();
-  const [q, setQ] = useState(params.q);
-  const [envoyee, setEnvoyee] = useState(params.q);
-  if (params.q !== envoyee) {
-    setEnvoyee(params.q);
-    setQ(params.q);
-  }
-  const chercher = useDebouncedCallback((value: string) => {
-    setEnvoyee(value);
-    update({ q: value, page: 1 });
-  }, 300);
+  const [q, taper] = useRechercheDansLAdresse(params.q, (value) => update({ q: value, page: 1 }));
   const { data, error, isPending, isFetching } = useListeGestion(params);
   const { data: categories } = useCategories();
   const [arrivees, setArrivees] = useState(0);
@@ -120,10 +112,7 @@ function Liste() {
           description="Numéro, titre, description, adresse, nom ou e-mail (majuscules, accents et apostrophes ignorés)"
           type="search"
           value={q}
-          onChange={(e) => {
-            setQ(e.currentTarget.value);
-            chercher(e.currentTarget.value);
-          }}
+          onChange={(e) => taper(e.currentTarget.value)}
           style={{ flex: '1 1 18rem' }}
         />
         <NativeSelect label="État" value={params.etat} onChange={(e) => update({ etat: e.currentTarget.value as ListeGestionSignalementsQuery['etat'], page: 1 })} data={FILTRES_ETAT} />
