@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 /**
  * SQLite: past this many rows holding its trigrams, a word of two letters that ends some texts is matched by LIKE
@@ -40,6 +40,30 @@ export class PairesFts {
   /** `substr(colonne, -2) = w`, written as the index's expression so that SQLite knows the index applies. */
   fin(w: string) {
     return sql<boolean>`substr(${sql.raw(this.noms.colonne)}, -2) = ${w}`;
+  }
+
+  /** The rows whose text the FTS5 query `fts` matches, by rowid. */
+  match(fts: string) {
+    return sql<boolean>`rowid in (select rowid from ${sql.raw(this.noms.fts)} where ${sql.raw(this.noms.fts)} match ${fts})`;
+  }
+
+  /**
+   * The word `w` as its Paire says: a group to AND into the FTS5 query, or a condition on the row (`like`: the
+   * caller's LIKE of the word). Null for `aucune`: nothing matches.
+   */
+  ecrire(w: string, paire: Paire, like: (w: string) => RawBuilder<boolean>): { groupe: string } | { condition: RawBuilder<boolean> } | null {
+    switch (paire.par) {
+      case 'aucune':
+        return null;
+      case 'fts':
+        return { groupe: paire.ou };
+      case 'fin':
+        return { condition: this.fin(w) };
+      case 'like':
+        return { condition: like(w) };
+      case 'fts-ou-fin':
+        return { condition: sql<boolean>`(${this.match(paire.ou)} or ${this.fin(w)})` };
+    }
   }
 
   async paire(w: string): Promise<Paire> {

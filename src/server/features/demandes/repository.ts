@@ -477,12 +477,10 @@ export class DemandesRepository {
     const conditions = words.filter((w) => length(w) === 1).map(like);
     const paires = words.filter((w) => length(w) === 2);
     for (const w of paires) {
-      const paire = await this.paires.paire(w);
-      if (paire.par === 'aucune') return { fts: null, conditions: [], vide: true };
-      if (paire.par === 'fts') groupes.push(paire.ou);
-      else if (paire.par === 'fin') conditions.push(this.paires.fin(w));
-      else if (paire.par === 'like') conditions.push(like(w));
-      else conditions.push(sql<boolean>`(rowid in (select rowid from housing_search where housing_search match ${paire.ou}) or ${this.paires.fin(w)})`);
+      const ecrit = this.paires.ecrire(w, await this.paires.paire(w), like);
+      if (!ecrit) return { fts: null, conditions: [], vide: true };
+      if ('groupe' in ecrit) groupes.push(ecrit.groupe);
+      else conditions.push(ecrit.condition);
     }
     return { fts: groupes.length > 0 ? groupes.join(' AND ') : null, conditions, vide: false };
   }

@@ -132,7 +132,6 @@ export class GestionSignalementsRepository {
     if (q.au) out = out.where(sql<boolean>`${col('cree_le')} < ${debutDuJourAParis(lendemain(q.au))}`);
     const mots = motsDeRecherche(q.q);
     const like = (mot: string) => sql<boolean>`recherche like ${`%${echapperLike(mot)}%`} escape '\\'`;
-    const match = (fts: string) => sql<boolean>`rowid in (select rowid from signalements_recherche where signalements_recherche match ${fts})`;
     if (lecture === 'parcours') {
       // Many matches: LIKE on the walked rows.
       for (const mot of mots) out = out.where(like(mot));
@@ -155,13 +154,12 @@ export class GestionSignalementsRepository {
       const longueur = [...mot].length;
       if (longueur >= 3) continue;
       const paire = longueur === 2 ? paires.get(mot) : undefined;
-      if (!paire || paire.par === 'like') out = out.where(like(mot));
-      else if (paire.par === 'fts') groupes.push(paire.ou);
-      else if (paire.par === 'fin') out = out.where(this.paires.fin(mot));
-      else if (paire.par === 'fts-ou-fin') out = out.where(sql<boolean>`(${match(paire.ou)} or ${this.paires.fin(mot)})`);
-      // 'aucune': page() answers before any query.
+      // 'aucune' (null): page() answers before any query.
+      const ecrit = paire ? this.paires.ecrire(mot, paire, like) : { condition: like(mot) };
+      if (ecrit && 'groupe' in ecrit) groupes.push(ecrit.groupe);
+      else if (ecrit) out = out.where(ecrit.condition);
     }
-    if (groupes.length > 0) out = out.where(match(groupes.join(' AND ')));
+    if (groupes.length > 0) out = out.where(this.paires.match(groupes.join(' AND ')));
     return out;
   }
 
