@@ -20,7 +20,7 @@ import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from 
 import type { Db, DbKind } from '../../db/index.js';
 import { PairesFts, phrase } from '../../db/paires.js';
 import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
-import { lecturesConsultation, type CorrectionVueRow, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
+import { depuisJson, lecturesConsultation, type CorrectionVueRow, type DemandeCompleteEtAccesRow, type DemandeCompleteLue, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
 
 /** The list's query, with who « moi » is when it asks for the requests the manager follows. */
@@ -124,6 +124,20 @@ interface Echantillon {
  */
 const STREAM_LOT = 50;
 
+/** What a full view shows: the request, its documents in order, its open request for corrections. */
+export interface VueComplete<R> {
+  row: R;
+  documents: DocumentVueRow[];
+  correction: CorrectionVueRow | null;
+}
+
+function vueComplete<R extends DemandeCompleteRow>(lue: (R & Pick<DemandeCompleteLue, 'documents' | 'correction'>) | undefined): VueComplete<R> | undefined {
+  if (!lue) return undefined;
+  const { documents, correction, ...row } = lue;
+  // SQLite's json_group_array gives [] for no document; PostgreSQL's json_agg gives null.
+  return { row: row as unknown as R, documents: depuisJson<DocumentVueRow[]>(documents) ?? [], correction: depuisJson<CorrectionVueRow>(correction) };
+}
+
 export class DemandesRepository {
   constructor(
     private readonly db: Db,
@@ -157,12 +171,15 @@ export class DemandesRepository {
   }
 
   /** …and, for a full view, what it shows of the request and of its documents, by id. */
-  async findComplete(id: string): Promise<{ row: DemandeCompleteRow; documents: DocumentVueRow[]; correction: CorrectionVueRow | null } | undefined> {
+  async findComplete(id: string): Promise<VueComplete<DemandeCompleteRow> | undefined> {
     this.lectures ??= lecturesConsultation(this.db);
-    const row = await this.lectures.complete.first(id);
-    if (!row) return undefined;
-    const [documents, correction] = await Promise.all([this.lectures.documents.all(id), this.lectures.correction.first(id)]);
-    return { row, documents, correction: correction ?? null };
+    return vueComplete(await this.lectures.complete.first(id));
+  }
+
+  /** The same in one read by numéro, with the columns that decide access: for a lookup that presents a private key. */
+  async findCompleteParNumero(numeroUnique: string): Promise<VueComplete<DemandeCompleteEtAccesRow> | undefined> {
+    this.lectures ??= lecturesConsultation(this.db);
+    return vueComplete(await this.lectures.completeParNumero.first(numeroUnique));
   }
 
   /** The request by numéro or by id, locked until the transaction ends on PostgreSQL (SQLite writes one at a time). */

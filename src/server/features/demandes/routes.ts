@@ -19,7 +19,7 @@ import { ApiError } from '../../errors.js';
 import { ajouterFichier } from '../../storage/zip.js';
 import { fichier, reponses, USER_FILE_HEADERS, zipStream } from '../../http.js';
 import type { InstructionRepository } from '../instruction/repository.js';
-import { demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutOu404 } from './access.js';
+import { ACCESS_KEY_HEADER, demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { nomsDansLeZip, receiveDocuments } from './upload.js';
@@ -61,8 +61,16 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       '/logement/:numeroUnique',
       { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: demandeVueSchema })) } },
       async (request) => {
-        // The few columns that decide access and make the status view; the whole row only for a full view,
-        // by id (the numéro of an erased request is freed and may name another one meanwhile).
+        // A private key presented (a resident's link, the common full view): the request read whole in one
+        // statement, and the key decides on that very row.
+        if (request.headers[ACCESS_KEY_HEADER] !== undefined) {
+          const lue = await repository.findCompleteParNumero(request.params.numeroUnique);
+          if (!lue) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+          if (!(await hasFullAccess(request, lue.row))) return { data: toStatutVue(lue.row) };
+          return { data: toComplete(lue.row, lue.documents, lue.correction) };
+        }
+        // Otherwise the few columns that decide access and make the status view; the whole row only for a full
+        // view, by id (the numéro of an erased request is freed and may name another one meanwhile).
         const statut = await statutOu404(repository, request.params.numeroUnique);
         if (sansJustificatif(request) || !(await hasFullAccess(request, statut))) return { data: toStatutVue(statut) };
         const complete = await repository.findComplete(statut.id);
