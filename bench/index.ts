@@ -20,6 +20,8 @@ interface Bench {
   both: boolean;
   /** Runs on PostgreSQL only, when one answers (a move from SQLite to PostgreSQL). */
   postgresSeul?: true;
+  /** Runs once, given PostgreSQL's URL when one answers: the script measures SQLite, then PostgreSQL, itself. */
+  lesDeuxEnUn?: true;
   env?: Record<string, string>;
 }
 
@@ -27,7 +29,7 @@ const BENCHES: Bench[] = [
   { script: 'web-size.ts', label: 'web: first load', both: false },
   { script: 'run.ts', label: 'status lookup and upload', both: true },
   { script: 'gestion.ts', label: "managers' list at 100,000", both: true },
-  { script: 'charge.ts', label: 'mixed load of 200 connections, longest event-loop stall', both: true },
+  { script: 'charge.ts', label: 'mixed load of 200 connections, longest event-loop stall', both: false, lesDeuxEnUn: true },
   { script: 'signalements.ts', label: 'technical reports at 50,000', both: true },
   { script: 'stockage.ts', label: 'storage: disk vs S3 (local server), 100 files of 2 MB', both: false },
   { script: 'demarrage.ts', label: 'start-up time and idle memory', both: false },
@@ -81,6 +83,11 @@ async function main(): Promise<void> {
     if (bench.postgresSeul) {
       const pgCode = withPostgres ? await run(bench, PG_URL, targets) : 0;
       if (pgCode !== 0) failed.push(`${bench.script} PostgreSQL (exit ${pgCode})`);
+      continue;
+    }
+    if (bench.lesDeuxEnUn) {
+      const code = await run(bench, withPostgres ? PG_URL : undefined, targets);
+      if (code !== 0) failed.push(`${bench.script} (exit ${code})`);
       continue;
     }
     const code = await run(bench, undefined, targets);
