@@ -170,6 +170,15 @@ describe('the session read of the lookup', () => {
     expect(await acces(possedee.numeroUnique, { cookie: forged })).toBe('statut');
     expect(await acces(possedee.numeroUnique, { cookie: `${name}=${encodeURIComponent(token)}` })).toBe('statut');
     expect(await acces(possedee.numeroUnique, { cookie: owner.cookie })).toBe('complet');
+    // The signature's other spellings (the last of its 43 characters carries two unused bits) decode alike: read as
+    // better-auth reads them, twice (the second time from what the first remembered, if anything).
+    const signature = value.slice(value.lastIndexOf('.') + 1);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const autre = `${signature.slice(0, 42)}${alphabet[alphabet.indexOf(signature[42]!) ^ 1]}=`;
+    expect(autre).not.toBe(signature);
+    const autreCookie = `${name}=${encodeURIComponent(`${token}.${autre}`)}`;
+    expect(await acces(possedee.numeroUnique, { cookie: autreCookie })).toBe('complet');
+    expect(await acces(possedee.numeroUnique, { cookie: autreCookie })).toBe('complet');
   });
 
   it("leaves an expired session, and one whose expiry is due to move, to better-auth (deleted; moved forward)", async () => {

@@ -67,6 +67,19 @@ function ms(value: Date | string | null): number {
 /** How many verified cookie values a LectureSession remembers (~2 MB at most); past it, it starts again empty. */
 export const JETONS_RETENUS = 10_000;
 
+/** better-auth's signed values are ~77 characters (a 32-character token, a dot, 44 of signature); longer ones are not remembered. */
+const VALEUR_RETENUE_MAX = 200;
+
+/**
+ * Whether a signed value may be remembered: short, and its signature in base64's one spelling (the last character
+ * of 43 carries two unused bits, so four spellings decode alike; only the one better-auth writes is kept).
+ */
+function retenable(value: string): boolean {
+  if (value.length > VALEUR_RETENUE_MAX) return false;
+  const signature = value.slice(value.lastIndexOf('.') + 1);
+  return Buffer.from(signature, 'base64').toString('base64') === signature;
+}
+
 export class LectureSession {
   private readonly requete: RequetePreparee<SessionLue>;
   /**
@@ -98,8 +111,11 @@ export class LectureSession {
       const token = jetonSigne(value, this.cookie.secret);
       if (!token) return null;
       tokenHash = hashSessionToken(token);
-      if (this.verifies.size >= JETONS_RETENUS) this.verifies.clear();
-      this.verifies.set(value, tokenHash);
+      if (retenable(value)) {
+        if (this.verifies.size >= JETONS_RETENUS) this.verifies.clear();
+        // A copy: a slice of the Cookie header would keep the whole header in memory.
+        this.verifies.set(Buffer.from(value, 'utf8').toString('utf8'), tokenHash);
+      }
     }
     const session = await this.requete.first(tokenHash);
     if (!session) return null;
