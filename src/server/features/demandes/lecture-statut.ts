@@ -8,10 +8,14 @@ import type { CorrectionRow, DemandeRow, DocumentRow } from '../../db/schema.js'
  */
 
 const snake = (name: string) => name.replace(/[A-Z]/gu, (c) => `_${c.toLowerCase()}`);
-const colonnes = (names: readonly string[]) => names.map((n) => (n === snake(n) ? n : `${snake(n)} as "${n}"`)).join(', ');
+/** The columns as the code names them (`date_d_enregistrement as "dateDEnregistrement"`), of table alias `t` if given. */
+const colonnes = (names: readonly string[], t = '') => names.map((n) => `${t}${snake(n)}${n === snake(n) ? '' : ` as "${n}"`}`).join(', ');
+
+/** What decides who sees a request in full: its private key's hash and its owner (access.ts `AccesRow`). */
+const COLONNES_ACCES = ['accessKeyHash', 'ownerUserId'] as const satisfies readonly (keyof DemandeRow)[];
 
 /** Who may see the request in full (key hash, owner) and its status view. */
-export const COLONNES_STATUT = ['id', 'numeroUnique', 'statutDeLaDemande', 'dateDEnregistrement', 'accessKeyHash', 'ownerUserId'] as const satisfies readonly (keyof DemandeRow)[];
+export const COLONNES_STATUT = ['id', 'numeroUnique', 'statutDeLaDemande', 'dateDEnregistrement', ...COLONNES_ACCES] as const satisfies readonly (keyof DemandeRow)[];
 export type DemandeStatutRow = Pick<DemandeRow, (typeof COLONNES_STATUT)[number]>;
 
 /** What the full view shows (vues.ts `toComplete`). */
@@ -74,23 +78,22 @@ function completeEnUneFois(kind: 'sqlite' | 'postgres', par: 'id' | 'numero'): s
   const documents = `(select ${tableau}(${objetJson(objet, 'd', COLONNES_DOCUMENT)} order by d.category, d.position) from documents d where d.housing_request_id = h.id)`;
   const correction = `(select ${objetJson(objet, 'c', COLONNES_CORRECTION)} from corrections c where c.housing_request_id = h.id and c.close_le is null order by c.demandee_le desc limit 1)`;
   // By numéro, with what decides access (a private key presented: the key decides on this one read).
-  const noms = par === 'id' ? COLONNES_COMPLETES : [...COLONNES_COMPLETES, 'accessKeyHash', 'ownerUserId'];
-  const colonnesH = noms.map((n) => (n === snake(n) ? `h.${n}` : `h.${snake(n)} as "${n}"`)).join(', ');
+  const noms = par === 'id' ? COLONNES_COMPLETES : [...COLONNES_COMPLETES, ...COLONNES_ACCES];
   const cle = par === 'id' ? 'h.id' : 'h.numero_unique';
-  return `select ${colonnesH}, ${documents} as "documents", ${correction} as "correction" from housing_requests h where ${cle} = ${param} and h.effacee_le is null`;
+  return `select ${colonnes(noms, 'h.')}, ${documents} as "documents", ${correction} as "correction" from housing_requests h where ${cle} = ${param} and h.effacee_le is null`;
 }
 
 /** The full view's row as read: its documents and correction still JSON (text on SQLite, parsed by pg on PostgreSQL). */
 export type DemandeCompleteLue = DemandeCompleteRow & { documents: string | DocumentVueRow[] | null; correction: string | CorrectionVueRow | null };
 /** The same by numéro, with the columns that decide access. */
-export type DemandeCompleteEtAccesRow = DemandeCompleteRow & Pick<DemandeRow, 'accessKeyHash' | 'ownerUserId'>;
+export type DemandeCompleteEtAccesRow = DemandeCompleteRow & Pick<DemandeRow, (typeof COLONNES_ACCES)[number]>;
 
 /** The lookup's reads; erased requests (anonymous tombstones) are found by no numéro and no id. */
 export function lecturesConsultation(db: Db) {
   return {
     statut: preparee<DemandeStatutRow>(db, 'qv_demande_statut', `select ${colonnes(COLONNES_STATUT)} from housing_requests where numero_unique = ? and effacee_le is null`),
     complete: new RequetePreparee<DemandeCompleteLue>(db, 'qv_demande_complete', completeEnUneFois('sqlite', 'id'), completeEnUneFois('postgres', 'id')),
-    completeParNumero: new RequetePreparee<DemandeCompleteLue & Pick<DemandeRow, 'accessKeyHash' | 'ownerUserId'>>(
+    completeParNumero: new RequetePreparee<DemandeCompleteLue & DemandeCompleteEtAccesRow>(
       db,
       'qv_demande_complete_numero',
       completeEnUneFois('sqlite', 'numero'),
