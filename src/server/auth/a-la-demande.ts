@@ -1,3 +1,5 @@
+import type { AsyncLocalStorage } from 'node:async_hooks';
+import { getCurrentAuthContextAsyncLocalStorage, getCurrentDBAdapterAsyncLocalStorage, getRequestStateAsyncLocalStorage } from '@better-auth/core/context';
 import { fromNodeHeaders } from 'better-auth/node';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/index.js';
@@ -15,17 +17,43 @@ import { type ActiveSession, keepSession } from './sessions.js';
 export class AuthALaDemande {
   private auth: Promise<Auth> | undefined;
   private lecture: Promise<LectureSession> | undefined;
+  /** better-auth's AsyncLocalStorages (its request state, its adapter, its endpoint context), read once it is built. */
+  private contextes: AsyncLocalStorage<unknown>[] = [];
+  /** Calls of `avec` under way. */
+  private enCours = 0;
 
   constructor(private readonly deps: AuthDeps) {}
 
   get(): Promise<Auth> {
     this.auth ??= import('./index.js')
-      .then((module) => module.createAuth(this.deps))
+      .then(async (module) => {
+        const auth = module.createAuth(this.deps);
+        this.contextes = await Promise.all([getRequestStateAsyncLocalStorage(), getCurrentDBAdapterAsyncLocalStorage(), getCurrentAuthContextAsyncLocalStorage()]);
+        return auth;
+      })
       .catch((error: unknown) => {
         this.auth = undefined;
         throw error;
       });
     return this.auth;
+  }
+
+  /**
+   * Runs `travail` with better-auth, every call of it (its endpoints, its API, its context's helpers) goes through here.
+   * better-auth runs its work inside AsyncLocalStorages; on Node 20, the first `run` of one turns on promise hooks for
+   * the whole process, and they stay on: every later request, anonymous status lookups included, paid ~40 % more CPU
+   * (53 -> 73 µs, bench/run.ts). When the last call under way ends, they are turned off again (`disable`; the next
+   * `run` turns them on). better-auth keeps no work of a call running after it (no background task here: the app's
+   * e-mails go to the outbox inside the call).
+   */
+  async avec<T>(travail: (auth: Auth) => Promise<T>): Promise<T> {
+    this.enCours += 1;
+    try {
+      return await travail(await this.get());
+    } finally {
+      this.enCours -= 1;
+      if (this.enCours === 0) for (const contexte of this.contextes) contexte.disable();
+    }
   }
 
   /**
@@ -74,7 +102,7 @@ export async function sessionUser(auth: AuthALaDemande, request: FastifyRequest)
     if (!active) return null;
     return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant', session: active };
   }
-  const session = await (await auth.get()).api.getSession({ headers: fromNodeHeaders(request.headers) });
+  const session = await auth.avec((betterAuth) => betterAuth.api.getSession({ headers: fromNodeHeaders(request.headers) }));
   if (!session) return null;
   const user = session.user as typeof session.user & { userType?: string };
   // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.

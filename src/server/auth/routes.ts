@@ -40,12 +40,14 @@ export default async function authRoutes(scope: FastifyInstance): Promise<void> 
       const headers = fromNodeHeaders(request.headers);
       headers.set('x-qv-client-ip', request.ip); // rate-limit key; Fastify's trustProxy decides it
       const hasBody = request.method === 'POST' && Buffer.isBuffer(request.body);
-      const response = await (await auth.get()).handler(
-        new Request(new URL(request.url, origin), {
-          method: request.method,
-          headers,
-          body: hasBody ? new Uint8Array(request.body as Buffer) : undefined,
-        }),
+      const response = await auth.avec((betterAuth) =>
+        betterAuth.handler(
+          new Request(new URL(request.url, origin), {
+            method: request.method,
+            headers,
+            body: hasBody ? new Uint8Array(request.body as Buffer) : undefined,
+          }),
+        ),
       );
       if (response.status === 429) {
         // The per-account lock (throttle.ts) says how long it lasts; the per-IP limiter answers the generic message.

@@ -47,8 +47,8 @@ export class CompteService {
     if (user.userType !== 'habitant') throw new ApiError(409, 'ROLE_PROTEGE', MESSAGE_ROLE_PROTEGE);
     const hash = await repository.passwordHash(uid);
     if (hash !== null) {
-      const ctx = await (await auth.get()).$context;
-      if (!motDePasse || !(await ctx.password.verify({ hash, password: motDePasse }))) {
+      const essai = motDePasse;
+      if (!essai || !(await auth.avec(async (betterAuth) => (await betterAuth.$context).password.verify({ hash, password: essai })))) {
         throw new ApiError(403, 'INVALID_PASSWORD', MOT_DE_PASSE_INCORRECT, { motDePasse: 'Mot de passe incorrect.' });
       }
     }
@@ -72,16 +72,17 @@ export class CompteService {
     if (!rues.has(input.rue)) throw new ApiError(400, 'VALIDATION', RUE_INCONNUE, { rue: RUE_INCONNUE });
     if (await isCommonPassword(input.password)) throw new ApiError(400, 'PASSWORD_TOO_COMMON', MOT_DE_PASSE_COURANT, { password: MOT_DE_PASSE_COURANT });
 
-    const betterAuth = await auth.get();
     let created: { headers: Headers; userId: string };
     try {
       // A full or read-only disk keeps its own error (better-auth reports any failed insert as its own).
       const { headers: answer, response } = await gardeErreurDeStockage(() =>
-        betterAuth.api.signUpEmail({
-          body: { name: `${input.prenom} ${input.nom}`, email: input.email, password: input.password, nom: input.nom, prenom: input.prenom },
-          headers: fromNodeHeaders(headers),
-          returnHeaders: true,
-        }),
+        auth.avec((betterAuth) =>
+          betterAuth.api.signUpEmail({
+            body: { name: `${input.prenom} ${input.nom}`, email: input.email, password: input.password, nom: input.nom, prenom: input.prenom },
+            headers: fromNodeHeaders(headers),
+            returnHeaders: true,
+          }),
+        ),
       );
       created = { headers: answer, userId: response.user.id };
     } catch (error) {
