@@ -139,6 +139,24 @@ describe('role matrix', () => {
     expect(row.statutDeLaDemande).toBe('En attente des documents');
   });
 
+  it("tells managers the server's time of each answer (Server-Timing), and no one else", async () => {
+    for (const url of ['/app/api/logement?q=martin', '/app/api/compteurs']) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: { cookie: manager.cookie } });
+      expect(res.statusCode).toBe(200);
+      expect(String(res.headers['server-timing'])).toMatch(/^app;dur=\d+\.\d\d$/u);
+    }
+    const refusees = [
+      await ctx.app.inject({ method: 'GET', url: '/app/api/logement' }),
+      await ctx.app.inject({ method: 'GET', url: '/app/api/logement', headers: { cookie: habitant.cookie } }),
+      await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013list00000', headers: { cookie: owner.cookie } }),
+    ];
+    expect(refusees.map((r) => [r.statusCode, r.headers['server-timing']])).toEqual([
+      [401, undefined],
+      [403, undefined],
+      [200, undefined],
+    ]);
+  });
+
   it('lets managers and admins list, and get the map of all requests', async () => {
     for (const who of [manager, admin]) {
       expect((await list('', who.cookie)).statusCode).toBe(200);

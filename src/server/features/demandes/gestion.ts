@@ -27,6 +27,13 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository, service, journal } = deps;
+    // Each answer says how long the server took (W3C Server-Timing: the browser's developer tools show it), so that a
+    // slow desk can be told from a slow network; bench/gestion.ts compares it with the same queries run directly.
+    // Only to managers (a refusal has none): public answers give no precise timing to anyone.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (reply.statusCode < 400) reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
+      done(null, payload);
+    });
 
     // Server-side search, sort, filter and pages (docs/produit.md « Liste des gestionnaires »).
     app.get('/logement', { schema: { querystring: listeQuerySchema, response: reponses(200, listeDemandesSchema) } }, async (request) =>
