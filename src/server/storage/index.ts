@@ -124,12 +124,16 @@ export class LocalStorage implements Storage {
           await fsp.rename(tmpPath, target);
           renamed = true;
           // Durable before the document's row is written: the file's folder, and the parent of each
-          // folder just created (a request's first document creates two).
+          // folder just created (each document has a folder of its own; a request's first creates two). All at
+          // once: each must reach the disk before the row is written, in no particular order, and under load
+          // each step waits for a turn of the event loop (one after the other, an upload waited for six).
           const stop = firstCreated ? path.dirname(firstCreated) : dir;
+          const dossiers: string[] = [];
           for (let d = dir; ; d = path.dirname(d)) {
-            await syncDir(d);
+            dossiers.push(d);
             if (d === stop || !d.startsWith(this.root)) break;
           }
+          await Promise.all(dossiers.map(syncDir));
         } catch (error) {
           // Not committed: no file under the key (the caller records nothing), the temp file still ours to discard.
           if (renamed) await fsp.rm(target, { force: true }).catch(() => {});
