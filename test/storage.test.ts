@@ -1,7 +1,8 @@
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { sweepLeftovers } from '../src/server/features/demandes/upload.js';
@@ -29,6 +30,29 @@ describe('local storage', () => {
     dropped.stream.write(Buffer.from('half'));
     await dropped.discard();
     expect(filesUnder(root)).toEqual(['r1/d1/other-1-a.pdf']);
+  });
+
+  it("has a committed file's new folders' entries on the disk before its commit resolves (its data: flushed at its close)", async () => {
+    // Which paths were fsynced before the commit resolved (a power cut cannot be staged here: the fsyncs are watched).
+    const synced: string[] = [];
+    const open = fsp.open.bind(fsp);
+    const spy = vi.spyOn(fsp, 'open').mockImplementation(async (...args: Parameters<typeof fsp.open>) => {
+      const handle = await open(...args);
+      const sync = handle.sync.bind(handle);
+      handle.sync = async () => {
+        await sync();
+        synced.push(path.relative(root, String(args[0])));
+      };
+      return handle;
+    });
+    try {
+      const file = storage.createTemp();
+      file.stream.end(Buffer.from('pièce'));
+      await file.commit('r9/d9/other-1-b.pdf');
+      expect(synced.sort()).toEqual(['', 'r9', 'r9/d9']);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('refuses keys that leave its root', async () => {
