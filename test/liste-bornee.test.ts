@@ -40,6 +40,28 @@ async function effacer(ctx: TestContext, id: string): Promise<void> {
   await effacerDemande({ repository: new DemandesRepository(db, dbKind), storage, mailer }, id, 'gestionnaire', null, new Date());
 }
 
+/** Gives requests labels (`ids`: the label ids of each numéro), as the labels' routes record them. */
+async function etiqueter(db: Db, poses: Record<string, string[]>): Promise<void> {
+  const ids = [...new Set(Object.values(poses).flat())];
+  await db
+    .insertInto('etiquettes')
+    .values(ids.map((id) => ({ id, nom: `Étiquette ${id}`, couleur: 'blue', creeLe: '2026-11-01T00:00:00.000Z' })))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  for (const [numeroUnique, etiquettes] of Object.entries(poses)) {
+    const { id } = await db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', numeroUnique).executeTakeFirstOrThrow();
+    await db
+      .insertInto('demandeEtiquettes')
+      .values(etiquettes.map((etiquetteId) => ({ housingRequestId: id, etiquetteId, posePar: null, poseLe: '2026-11-01T00:00:00.000Z' })))
+      .execute();
+  }
+}
+
+/** Each row's labels in a page of the list, sorted, by numéro. */
+function etiquettesDe(res: { json(): { data: { numeroUnique: string; etiquettes: string[] }[] } }): Record<string, string[]> {
+  return Object.fromEntries(res.json().data.map((d) => [d.numeroUnique, [...d.etiquettes].sort()]));
+}
+
 /** SQLite: FTS5's own check that the index holds exactly the text of housing_requests (external content). */
 async function ftsIntegre(db: Db, kind: string): Promise<void> {
   if (kind !== 'sqlite') return;
@@ -115,6 +137,20 @@ describe('the managers list past the bound', () => {
     expect(beyond.json()).toEqual({ data: [], total: TOTAL_BORNE, totalExact: false });
   });
 
+  it("brings each row's labels, past the bound and below it", async () => {
+    const [a, b, c] = (await ordered('Borne-Dupré', 'dateDEnregistrement', 'desc')).slice(1, 4) as [string, string, string];
+    const rare = numeros(await list('q=rarissime'))[0]!;
+    await etiqueter(ctx.app.deps.db, { [a]: ['lb-1'], [b]: ['lb-2', 'lb-1'], [rare]: ['lb-2'] });
+    // Past the bound (the sort index walked), the whole list, and a few matches read among them.
+    const attendues: Record<string, string[]> = { [a]: ['lb-1'], [b]: ['lb-1', 'lb-2'], [rare]: ['lb-2'] };
+    for (const query of ['q=borne', `status=${encodeURIComponent('En attente')}`, '']) {
+      const page = etiquettesDe(await list(query));
+      if (query !== '') expect(Object.keys(page), query).toEqual(expect.arrayContaining([a, b, c]));
+      for (const [numero, etiquettes] of Object.entries(page)) expect(etiquettes, `${query}: ${numero}`).toEqual(attendues[numero] ?? []);
+    }
+    expect(etiquettesDe(await list('q=rarissime'))[rare]).toEqual(['lb-2']);
+  });
+
   it('is exact again at the bound: an erased request leaves the search and the count', async () => {
     const victim = (await ordered('Borne-Dupré', 'dateDEnregistrement', 'desc'))[0]!;
     const { id } = await ctx.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', victim).executeTakeFirstOrThrow();
@@ -176,6 +212,19 @@ describe('the managers list past the bound, searched on the name it is sorted by
     }
     const first = await list(`${query}&page=1`);
     expect(numeros(first)).toEqual(whole.slice(0, 10));
+    // Each row with its labels (given once, to the 2nd and 5th rows of the first case; its first page of 100 is read
+    // among every match on PostgreSQL).
+    if (query === 'q=martinez&sort=nom&order=asc') await etiqueter(ctx.app.deps.db, { [whole[1]!]: ['lm-2', 'lm-1'], [whole[4]!]: ['lm-1'] });
+    const labels = await ctx.app.deps.db
+      .selectFrom('demandeEtiquettes')
+      .innerJoin('housingRequests', 'housingRequests.id', 'demandeEtiquettes.housingRequestId')
+      .select(['numeroUnique', 'etiquetteId'])
+      .where('numeroUnique', 'in', whole.slice(0, 100))
+      .execute();
+    if (query === 'q=martinez&sort=nom&order=asc') expect(labels.length).toBe(3);
+    expect(etiquettesDe(await list(`${query}&pageSize=100&page=1`))).toEqual(
+      Object.fromEntries(whole.slice(0, 100).map((n) => [n, labels.filter((l) => l.numeroUnique === n).map((l) => l.etiquetteId).sort()])),
+    );
     // Past the sample's reach, the page walks the index: the same rows.
     expect(numeros(await list(`${query}&pageSize=100&page=12`))).toEqual(whole.slice(1100, 1200));
   });

@@ -94,10 +94,18 @@ interface Collecte {
 }
 
 type LigneSansEtiquettes = Omit<LigneDemande, 'etiquettes'>;
+/** A row of the page as read: on PostgreSQL with its labels' ids (below), on SQLite without. */
+type LignePage = LigneSansEtiquettes & { etiquettes?: string[] };
+
+/**
+ * PostgreSQL: a row's labels come with it, from the ids the request carries (`etiquette_ids`, sorted, kept by the
+ * triggers of migration 0027): no second round trip for the page's labels. SQLite reads them apart (in-process).
+ */
+const ETIQUETTES_EN_LIGNE = sql<string[]>`etiquette_ids`.as('etiquettes');
 
 /** A page read among the collected matches, and their number (`exact`: at most TOTAL_BORNE). */
 interface PageParmi {
-  rows: LigneSansEtiquettes[];
+  rows: LignePage[];
   total: number;
   exact: boolean;
 }
@@ -550,7 +558,7 @@ export class DemandesRepository {
   async page(q: ListeFiltre): Promise<ListeDemandes> {
     const offset = (q.page - 1) * q.pageSize;
     const column = SORT_COLUMN[q.sort];
-    let rows: LigneSansEtiquettes[];
+    let rows: LignePage[];
     let total: number;
     let exact = true;
     if (!q.q && !avecFiltre(q)) {
@@ -563,12 +571,13 @@ export class DemandesRepository {
       rows = (await this.db
         .selectFrom('housingRequests')
         .select([...COLONNES_LIGNE])
+        .$if(this.kind === 'postgres', (qb) => qb.select(ETIQUETTES_EN_LIGNE))
         .where('effaceeLe', 'is', null)
         .orderBy(column, order)
         .orderBy('id', order)
         .limit(limit)
         .offset(fromEnd ? total - offset - limit : offset)
-        .execute()) as LigneSansEtiquettes[];
+        .execute()) as LignePage[];
       if (fromEnd) rows.reverse();
     } else {
       const cles = await this.collecte(q);
@@ -595,15 +604,23 @@ export class DemandesRepository {
         // on the rows walked (they match many rows: the page comes soon).
         total = TOTAL_BORNE;
         exact = false;
-        rows = (await this.filtered(this.db.selectFrom('housingRequests').select([...COLONNES_LIGNE]), q, { walk: true })
+        rows = (await this.filtered(
+          this.db
+            .selectFrom('housingRequests')
+            .select([...COLONNES_LIGNE])
+            .$if(this.kind === 'postgres', (qb) => qb.select(ETIQUETTES_EN_LIGNE)),
+          q,
+          { walk: true },
+        )
           .orderBy(column, q.order)
           .orderBy('id', q.order)
           .limit(q.pageSize)
           .offset(offset)
-          .execute()) as LigneSansEtiquettes[];
+          .execute()) as LignePage[];
       }
     }
-    // The page's labels, by the primary key of their table.
+    // The page's labels: on PostgreSQL read with the rows; on SQLite by the primary key of their table.
+    if (this.kind === 'postgres') return { data: rows.map((r) => ({ ...r, etiquettes: r.etiquettes! })), total, totalExact: exact };
     const poses =
       rows.length === 0
         ? []
@@ -663,7 +680,14 @@ export class DemandesRepository {
     // The sample is read for the sorts toutesSiMoinsCher may serve only (it costs 1-3 ms).
     const echantillonner = !toutes && TRIS_DU_TEXTE.has(q.sort);
     const colonnes = ((COLONNES_LIGNE as readonly string[]).includes(column) ? [...COLONNES_LIGNE] : [...COLONNES_LIGNE, column]) as typeof COLONNES_LIGNE;
-    const matches = this.filtered(this.db.selectFrom('housingRequests').select(echantillonner ? [...colonnes, sql<string>`ctid`.as('ctid')] : colonnes), q, { cles });
+    const matches = this.filtered(
+      this.db
+        .selectFrom('housingRequests')
+        .select(echantillonner ? [...colonnes, sql<string>`ctid`.as('ctid')] : colonnes)
+        .select(ETIQUETTES_EN_LIGNE),
+      q,
+      { cles },
+    );
     const order = sql.raw(q.order);
     // `m` without LIMIT: planned to read every match (by the indexes of selective filters, not by a sequential
     // scan that expects to meet TOTAL_BORNE matches soon), read only as far as the count asks; past the bound the
@@ -681,8 +705,8 @@ export class DemandesRepository {
         left join lateral (select ${sql.ref(column)} as kv, id as kid from ${premieres} where c.n > ${TOTAL_BORNE}
           order by ${sql.ref(column)} ${order}, id ${order} limit 1 offset ${offset + q.pageSize - 1}) as k on true`
       : sql``;
-    const { rows } = await sql<LigneSansEtiquettes & { n: number | string; premier?: number | null; bloc?: number | null; blocs?: number | null; kv?: unknown; kid?: string | null }>`with m as materialized (${matches})
-      select c.n, ${echantillonner ? sql`e.premier, e.bloc, e.blocs, k.kv, k.kid,` : sql``} ${sql.join(COLONNES_LIGNE.map((c) => sql.ref(`p.${c}`)))}
+    const { rows } = await sql<LignePage & { n: number | string; premier?: number | null; bloc?: number | null; blocs?: number | null; kv?: unknown; kid?: string | null }>`with m as materialized (${matches})
+      select c.n, ${echantillonner ? sql`e.premier, e.bloc, e.blocs, k.kv, k.kid,` : sql``} ${sql.join([...COLONNES_LIGNE, 'etiquettes'].map((c) => sql.ref(`p.${c}`)))}
       from (select count(*) as n from (select 1 from m ${toutes ? sql`` : sql`limit ${TOTAL_BORNE + 1}`}) as x) as c
       left join lateral (select * from m ${toutes ? sql`` : sql`where c.n <= ${TOTAL_BORNE}`}
         order by ${sql.ref(column)} ${order}, id ${order} limit ${q.pageSize} offset ${offset}) as p on true
@@ -718,7 +742,7 @@ export class DemandesRepository {
    * does not (names, e-mail): the sample comes in the table's physical order, which is the order of registration,
    * so its page key on a date is far from the true one, and a search is not on a date.
    */
-  private async toutesSiMoinsCher(q: ListeFiltre, cles: Collecte, offset: number, { estimation, borne }: Echantillon): Promise<LigneSansEtiquettes[] | null> {
+  private async toutesSiMoinsCher(q: ListeFiltre, cles: Collecte, offset: number, { estimation, borne }: Echantillon): Promise<LignePage[] | null> {
     if (!borne) return null;
     const column = SORT_COLUMN[q.sort];
     const { rows: plan } = await sql<Record<string, unknown>>`explain (format json) select 1 from housing_requests
@@ -728,9 +752,9 @@ export class DemandesRepository {
     // The matches' ids and sort keys only (materialised: read once, by the search's indexes), then the page's rows.
     const matches = this.filtered(this.db.selectFrom('housingRequests').select(['id', column]), q, { cles });
     const order = sql.raw(q.order);
-    const { rows } = await sql<LigneSansEtiquettes>`with m as materialized (${matches}),
+    const { rows } = await sql<LignePage>`with m as materialized (${matches}),
       p as (select id from m order by ${sql.ref(column)} ${order}, id ${order} limit ${q.pageSize} offset ${offset})
-      select ${sql.join(COLONNES_LIGNE.map((c) => sql.ref(`h.${c}`)))} from housing_requests as h join p on p.id = h.id
+      select ${sql.join(COLONNES_LIGNE.map((c) => sql.ref(`h.${c}`)))}, h.etiquette_ids as etiquettes from housing_requests as h join p on p.id = h.id
       order by ${sql.ref(`h.${column}`)} ${order}, h.id ${order}`.execute(this.db);
     return rows;
   }
