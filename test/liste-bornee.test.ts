@@ -53,6 +53,7 @@ async function etiqueter(db: Db, poses: Record<string, string[]>): Promise<void>
     await db
       .insertInto('demandeEtiquettes')
       .values(etiquettes.map((etiquetteId) => ({ housingRequestId: id, etiquetteId, posePar: null, poseLe: '2026-11-01T00:00:00.000Z' })))
+      .onConflict((oc) => oc.columns(['housingRequestId', 'etiquetteId']).doNothing())
       .execute();
   }
 }
@@ -140,12 +141,17 @@ describe('the managers list past the bound', () => {
   it("brings each row's labels, past the bound and below it", async () => {
     const [a, b, c] = (await ordered('Borne-Dupré', 'dateDEnregistrement', 'desc')).slice(1, 4) as [string, string, string];
     const rare = numeros(await list('q=rarissime'))[0]!;
-    await etiqueter(ctx.app.deps.db, { [a]: ['lb-1'], [b]: ['lb-2', 'lb-1'], [rare]: ['lb-2'] });
+    const [w, x] = numeros(await list('')) as [string, string];
+    await etiqueter(ctx.app.deps.db, { [a]: ['lb-1'], [b]: ['lb-2', 'lb-1'], [rare]: ['lb-2'], [w]: ['lb-3'] });
     // Past the bound (the sort index walked), the whole list, and a few matches read among them.
-    const attendues: Record<string, string[]> = { [a]: ['lb-1'], [b]: ['lb-1', 'lb-2'], [rare]: ['lb-2'] };
-    for (const query of ['q=borne', `status=${encodeURIComponent('En attente')}`, '']) {
+    const attendues: Record<string, string[]> = { [a]: ['lb-1'], [b]: ['lb-1', 'lb-2'], [rare]: ['lb-2'], [w]: ['lb-3'] };
+    for (const [query, presents] of [
+      ['q=borne', [a, b, c]],
+      [`status=${encodeURIComponent('En attente')}`, [a, b, c]],
+      ['', [w, x]],
+    ] as const) {
       const page = etiquettesDe(await list(query));
-      if (query !== '') expect(Object.keys(page), query).toEqual(expect.arrayContaining([a, b, c]));
+      expect(Object.keys(page), query).toEqual(expect.arrayContaining([...presents]));
       for (const [numero, etiquettes] of Object.entries(page)) expect(etiquettes, `${query}: ${numero}`).toEqual(attendues[numero] ?? []);
     }
     expect(etiquettesDe(await list('q=rarissime'))[rare]).toEqual(['lb-2']);

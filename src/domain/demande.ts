@@ -303,11 +303,11 @@ export const ligneDemandeSchema = z.object({
   messagesNonLus: z.number(),
   /** The account id of the manager who follows it (« Suivie par »), or null; the page names them (GET /gestionnaires). */
   suiviePar: z.string().nullable(),
-  /** The ids of its labels (src/domain/etiquettes.ts), read apart from the row. */
+  /** The ids of its labels (src/domain/etiquettes.ts): on PostgreSQL read with the row (etiquette_ids), on SQLite apart. */
   etiquettes: z.array(z.string()),
 });
 export type LigneDemande = z.infer<typeof ligneDemandeSchema>;
-/** The row's own columns (its labels come from their table). */
+/** The row's own columns (its labels are read beside them: DemandesRepository.page). */
 export const COLONNES_LIGNE = (Object.keys(ligneDemandeSchema.shape) as (keyof LigneDemande)[]).filter((c) => c !== 'etiquettes') as Exclude<keyof LigneDemande, 'etiquettes'>[];
 
 /** The managers' list: page sizes, sortable columns, and the query that asks for a page. */

@@ -14,13 +14,18 @@ import { type ActiveSession, keepSession } from './sessions.js';
  * is checked at start (config.ts); what better-auth itself would refuse now shows at that first use, and a failed
  * build is tried again at the next.
  */
+/**
+ * better-auth's AsyncLocalStorages (its request state, its adapter, its endpoint context) and the calls of it under
+ * way, whichever app of the process makes them: the storages are the process's (kept on `globalThis` by
+ * @better-auth/core), so is the count. The endpoint context's getter is marked deprecated by better-auth but is the
+ * only one that gives its storage.
+ */
+let contextes: (AsyncLocalStorage<unknown> & { enabled?: boolean })[] = [];
+let appelsEnCours = 0;
+
 export class AuthALaDemande {
   private auth: Promise<Auth> | undefined;
   private lecture: Promise<LectureSession> | undefined;
-  /** better-auth's AsyncLocalStorages (its request state, its adapter, its endpoint context), read once it is built. */
-  private contextes: AsyncLocalStorage<unknown>[] = [];
-  /** Calls of `avec` under way. */
-  private enCours = 0;
 
   constructor(private readonly deps: AuthDeps) {}
 
@@ -28,7 +33,7 @@ export class AuthALaDemande {
     this.auth ??= import('./index.js')
       .then(async (module) => {
         const auth = module.createAuth(this.deps);
-        this.contextes = await Promise.all([getRequestStateAsyncLocalStorage(), getCurrentDBAdapterAsyncLocalStorage(), getCurrentAuthContextAsyncLocalStorage()]);
+        contextes = await Promise.all([getRequestStateAsyncLocalStorage(), getCurrentDBAdapterAsyncLocalStorage(), getCurrentAuthContextAsyncLocalStorage()]);
         return auth;
       })
       .catch((error: unknown) => {
@@ -44,15 +49,17 @@ export class AuthALaDemande {
    * the whole process, and they stay on: every later request, anonymous status lookups included, paid ~40 % more CPU
    * (53 -> 73 µs, bench/run.ts). When the last call under way ends, they are turned off again (`disable`; the next
    * `run` turns them on). better-auth keeps no work of a call running after it (no background task here: the app's
-   * e-mails go to the outbox inside the call).
+   * e-mails go to the outbox inside the call; `advanced.backgroundTasks` or a plugin using `runInBackground` would
+   * change that). Only the storages built on async hooks (Node 20 and 22: their `enabled` flag) are turned off; Node
+   * 24's, built on the context frame, cost nothing and are left alone.
    */
   async avec<T>(travail: (auth: Auth) => Promise<T>): Promise<T> {
-    this.enCours += 1;
+    appelsEnCours += 1;
     try {
       return await travail(await this.get());
     } finally {
-      this.enCours -= 1;
-      if (this.enCours === 0) for (const contexte of this.contextes) contexte.disable();
+      appelsEnCours -= 1;
+      if (appelsEnCours === 0) for (const contexte of contextes) if (contexte.enabled === true) contexte.disable();
     }
   }
 
