@@ -7,6 +7,7 @@ import { buildApp } from '../src/server/app.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { sweepLeftovers } from '../src/server/features/demandes/upload.js';
 import { LocalStorage, STALE_MS } from '../src/server/storage/index.js';
+import { placer } from '../src/server/storage/placer.js';
 import { createAccount, createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 describe('local storage', () => {
@@ -32,8 +33,9 @@ describe('local storage', () => {
     expect(filesUnder(root)).toEqual(['r1/d1/other-1-a.pdf']);
   });
 
-  it("has a committed file's new folders' entries on the disk before its commit resolves (its data: flushed at its close)", async () => {
-    // Which paths were fsynced before the commit resolved (a power cut cannot be staged here: the fsyncs are watched).
+  it("puts a file in place with its new folders' entries on the disk before it resolves (placer, the background thread's step)", async () => {
+    // Which paths were fsynced before placer resolved (a power cut cannot be staged here: the fsyncs are watched). The
+    // commit runs placer on the background thread, where no spy reaches: it is called here in place.
     const synced: string[] = [];
     const open = fsp.open.bind(fsp);
     const spy = vi.spyOn(fsp, 'open').mockImplementation(async (...args: Parameters<typeof fsp.open>) => {
@@ -46,13 +48,25 @@ describe('local storage', () => {
       return handle;
     });
     try {
-      const file = storage.createTemp();
-      file.stream.end(Buffer.from('pièce'));
-      await file.commit('r9/d9/other-1-b.pdf');
+      const tmp = path.join(root, '.tmp', 'a-placer');
+      fs.writeFileSync(tmp, 'pièce');
+      await placer(tmp, path.join(root, 'r9/d9/other-1-b.pdf'), root);
       expect(synced.sort()).toEqual(['', 'r9', 'r9/d9']);
+      expect(fs.readFileSync(path.join(root, 'r9/d9/other-1-b.pdf'), 'utf8')).toBe('pièce');
+      expect(fs.existsSync(tmp)).toBe(false);
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it('keeps the code of a file system error met on the background thread, and nothing under the key', async () => {
+    const file = storage.createTemp();
+    file.stream.end(Buffer.from('x'));
+    // A folder where the file's folder should be created: the rename cannot happen there.
+    fs.writeFileSync(path.join(root, 'bloque'), 'not a folder');
+    await expect(file.commit('bloque/d1/other-1-c.pdf')).rejects.toMatchObject({ code: 'ENOTDIR' });
+    expect(fs.existsSync(path.join(root, 'bloque/d1'))).toBe(false);
+    await file.discard();
   });
 
   it('refuses keys that leave its root', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { enArrierePlan } from '../worker/index.js';
 import type { Readable, Writable } from 'node:stream';
 
 /** Age past which a leftover temp or unreferenced file is surely not an upload under way. */
@@ -114,29 +115,15 @@ export class LocalStorage implements Storage {
         if (settled) throw new Error('Fichier temporaire déjà traité');
         const target = this.resolve(key);
         settled = true;
-        let renamed = false;
         try {
           await whenClosed();
           // A write that failed or was cut short (the stream destroyed before its end) is never committed.
           if (!stream.writableFinished) throw new Error('Fichier temporaire incomplet : son écriture n’est pas allée au bout');
-          const dir = path.dirname(target);
-          const firstCreated = await fsp.mkdir(dir, { recursive: true });
-          await fsp.rename(tmpPath, target);
-          renamed = true;
-          // Durable before the document's row is written: the file's folder, and the parent of each
-          // folder just created (each document has a folder of its own; a request's first creates two). All at
-          // once: each must reach the disk before the row is written, in no particular order, and under load
-          // each step waits for a turn of the event loop (one after the other, an upload waited for six).
-          const stop = firstCreated ? path.dirname(firstCreated) : dir;
-          const dossiers: string[] = [];
-          for (let d = dir; ; d = path.dirname(d)) {
-            dossiers.push(d);
-            if (d === stop || !d.startsWith(this.root)) break;
-          }
-          await Promise.all(dossiers.map(syncDir));
+          // Moved into place and made durable (with its folders) before the caller records it, on the background
+          // thread: one wait here instead of one turn of the event loop for each step (placer.ts).
+          await enArrierePlan('placerFichier', tmpPath, target, this.root);
         } catch (error) {
           // Not committed: no file under the key (the caller records nothing), the temp file still ours to discard.
-          if (renamed) await fsp.rm(target, { force: true }).catch(() => {});
           settled = false;
           throw error;
         }

@@ -1,5 +1,6 @@
-// CPU work kept off the event loop (issue 11 point 4): the attestation PDF, the inspection of uploaded
-// PDFs, the composition of e-mails and the weak-password check (with its word lists) run on one background
+// Work kept off the event loop (issue 11 point 4): the attestation PDF, the inspection of uploaded PDFs, the
+// composition of e-mails, the weak-password check (with its word lists) and the steps that put a stored file in its
+// place (its folders, its rename, their fsyncs: each would wait for a turn of the busy loop) run on one background
 // thread, started when first needed and stopped after a quiet minute (its memory is given back). A failure there rejects with the same error
 // message as the same work done in place; a thread that dies rejects what it was doing, and the next
 // task starts a new one.
@@ -24,6 +25,7 @@ export interface Taches {
   inspecterPdf: { args: [bytes: Uint8Array]; result: VerdictPdf };
   motDePasseTropFacile: { args: [password: string, personne: Personne]; result: boolean };
   composerMail: { args: [mail: MailACompose, newline: 'unix' | 'windows']; result: { message: Uint8Array; envelope: { from: string; to: string[] } } };
+  placerFichier: { args: [tmpPath: string, target: string, root: string]; result: void };
 }
 
 const ARRET_APRES_MS = 60_000;
@@ -44,14 +46,16 @@ function demarrer(): Worker {
   const w = ici.endsWith('.ts')
     ? new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./thread.ts', ici).href)}); })`, { eval: true })
     : new Worker(new URL('./thread.js', ici));
-  w.on('message', (m: { id: number; ok: boolean; result?: unknown; name?: string; message?: string }) => {
+  w.on('message', (m: { id: number; ok: boolean; result?: unknown; name?: string; message?: string; code?: string }) => {
     const attente = enCours.get(m.id);
     if (!attente) return;
     enCours.delete(m.id);
     if (m.ok) attente.resolve(m.result);
     else {
-      const error = new Error(m.message);
+      const error: NodeJS.ErrnoException = new Error(m.message);
       error.name = m.name ?? 'Error';
+      // A file system's error keeps its code (ENOSPC, EROFS…): the error handler answers by it.
+      if (m.code !== undefined) error.code = m.code;
       attente.reject(error);
     }
     auRepos(w);

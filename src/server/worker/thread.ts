@@ -29,6 +29,10 @@ const executants: Executants = {
     });
     return { message: info.message as Buffer, envelope: info.envelope as { from: string; to: string[] } };
   },
+  placerFichier: async (tmpPath, target, root) => {
+    const { placer } = await import('../storage/placer.js');
+    return placer(tmpPath, target, root);
+  },
 };
 
 interface Message {
@@ -41,6 +45,12 @@ parentPort!.on('message', ({ id, tache, args }: Message) => {
   (executants[tache] as (...a: unknown[]) => Promise<unknown>)(...args).then(
     (result) => parentPort!.postMessage({ id, ok: true, result }),
     (error: unknown) =>
-      parentPort!.postMessage({ id, ok: false, name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) }),
+      parentPort!.postMessage({
+        id,
+        ok: false,
+        name: error instanceof Error ? error.name : 'Error',
+        message: error instanceof Error ? error.message : String(error),
+        code: (error as NodeJS.ErrnoException | undefined)?.code,
+      }),
   );
 });
