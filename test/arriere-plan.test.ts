@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../src/domain/erreurs.js';
-import { enArrierePlan, enArrierePlanCedant } from '../src/server/worker/index.js';
+import { arreterArrierePlan, enArrierePlan, enArrierePlanCedant } from '../src/server/worker/index.js';
 import { createTestApp, demande, type TestContext } from './helpers.js';
 
 // The attestation PDF, the inspection of uploaded PDFs and the e-mails' composition run on a background
@@ -15,6 +15,13 @@ afterAll(async () => {
 });
 
 describe('work on the background thread', () => {
+  it('keeps a task sent to a new thread when the one stopped just before ends meanwhile', async () => {
+    expect(await enArrierePlan('motDePasseTropFacile', 'motdepasse', {})).toBe(true);
+    // Stopped as after a quiet minute: it ends a few turns later, after the next task has started another thread.
+    arreterArrierePlan();
+    expect(await enArrierePlan('motDePasseTropFacile', 'un jardin sous la pluie fine', {})).toBe(false);
+  });
+
   it('rejects with the error thrown there, its kind and message kept', async () => {
     const bad = { numeroUnique: '013arriere1', prenom: 'A', nom: 'B', dateDEnregistrement: 'pas une date', valideJusqua: 'pas une date' };
     const error = await enArrierePlan('attestation', bad, new Date().toISOString()).then(

@@ -62,11 +62,13 @@ describe('local storage', () => {
   it('keeps the code of a file system error met on the background thread, and nothing under the key', async () => {
     const file = storage.createTemp();
     file.stream.end(Buffer.from('x'));
-    // A folder where the file's folder should be created: the rename cannot happen there.
+    // A file where the file's folder should be made: mkdir fails there. The error handler answers by the code and the
+    // call (errors.ts: EACCES on a call is « stockage indisponible »), so both must cross.
     fs.writeFileSync(path.join(root, 'bloque'), 'not a folder');
-    await expect(file.commit('bloque/d1/other-1-c.pdf')).rejects.toMatchObject({ code: 'ENOTDIR' });
-    expect(fs.existsSync(path.join(root, 'bloque/d1'))).toBe(false);
+    await expect(file.commit('bloque/d1/other-1-c.pdf')).rejects.toMatchObject({ code: 'ENOTDIR', syscall: 'mkdir' });
+    expect(fs.readFileSync(path.join(root, 'bloque'), 'utf8')).toBe('not a folder');
     await file.discard();
+    expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
   });
 
   it('refuses keys that leave its root', async () => {

@@ -1,9 +1,10 @@
 // Work kept off the event loop (issue 11 point 4): the attestation PDF, the inspection of uploaded PDFs, the
 // composition of e-mails, the weak-password check (with its word lists) and the steps that put a stored file in its
 // place (its folders, its rename, their fsyncs: each would wait for a turn of the busy loop) run on one background
-// thread, started when first needed and stopped after a quiet minute (its memory is given back). A failure there rejects with the same error
-// message as the same work done in place; a thread that dies rejects what it was doing, and the next
-// task starts a new one.
+// thread, started when first needed and stopped after a quiet minute (its memory is given back). A failure there
+// rejects with the same error kind, message and stack as the same work done in place, a file system error with its
+// code, call, number and paths too (its class and other fields do not cross); a thread that dies rejects what was sent
+// to it, and the next task starts a new one.
 import { Worker } from 'node:worker_threads';
 import type { Personne } from '../auth/motsDePasse.js';
 import type { DemandeRow } from '../db/schema.js';
@@ -33,6 +34,21 @@ const ARRET_APRES_MS = 60_000;
 interface EnCours {
   resolve(value: unknown): void;
   reject(error: Error): void;
+  /** The thread it was sent to: a thread that ends rejects its own tasks only (one stopped after a quiet minute may
+   * end after the next task started another). */
+  fil: Worker;
+}
+
+/** What a failure there says: its kind and message, and a file system error's code, call, number and paths. */
+interface Echec {
+  name?: string;
+  message?: string;
+  stack?: string;
+  code?: string;
+  syscall?: string;
+  errno?: number;
+  path?: string;
+  dest?: string;
 }
 
 let worker: Worker | null = null;
@@ -46,24 +62,32 @@ function demarrer(): Worker {
   const w = ici.endsWith('.ts')
     ? new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./thread.ts', ici).href)}); })`, { eval: true })
     : new Worker(new URL('./thread.js', ici));
-  w.on('message', (m: { id: number; ok: boolean; result?: unknown; name?: string; message?: string; code?: string }) => {
+  w.on('message', (m: { id: number; ok: boolean; result?: unknown } & Echec) => {
     const attente = enCours.get(m.id);
     if (!attente) return;
     enCours.delete(m.id);
     if (m.ok) attente.resolve(m.result);
     else {
-      const error: NodeJS.ErrnoException = new Error(m.message);
+      const error: NodeJS.ErrnoException & { dest?: string } = new Error(m.message);
       error.name = m.name ?? 'Error';
-      // A file system's error keeps its code (ENOSPC, EROFS…): the error handler answers by it.
+      if (m.stack !== undefined) error.stack = m.stack;
+      // A file system's error keeps what the error handler answers by (errors.ts: ENOSPC → 507, EACCES on a call → 503…).
       if (m.code !== undefined) error.code = m.code;
+      if (m.syscall !== undefined) error.syscall = m.syscall;
+      if (m.errno !== undefined) error.errno = m.errno;
+      if (m.path !== undefined) error.path = m.path;
+      if (m.dest !== undefined) error.dest = m.dest;
       attente.reject(error);
     }
     auRepos(w);
   });
   const fin = (error: Error) => {
     if (worker === w) worker = null;
-    for (const attente of enCours.values()) attente.reject(error);
-    enCours.clear();
+    for (const [id, attente] of enCours) {
+      if (attente.fil !== w) continue;
+      enCours.delete(id);
+      attente.reject(error);
+    }
   };
   w.on('error', fin);
   w.on('exit', (code) => fin(new Error(`Le traitement en arrière-plan s’est arrêté (code ${code}).`)));
@@ -77,12 +101,16 @@ function auRepos(w: Worker): void {
   if (arret) clearTimeout(arret);
   arret = setTimeout(() => {
     arret = null;
-    if (enCours.size === 0 && worker === w) {
-      worker = null;
-      void w.terminate();
-    }
+    if (enCours.size === 0 && worker === w) arreterArrierePlan();
   }, ARRET_APRES_MS);
   arret.unref();
+}
+
+/** Stops the thread now, as a quiet minute does (tests use it); the next task starts another. */
+export function arreterArrierePlan(): void {
+  const w = worker;
+  worker = null;
+  if (w) void w.terminate();
 }
 
 /** Runs a task on the background thread. */
@@ -104,7 +132,7 @@ export function enArrierePlanCedant<K extends keyof Taches>(tache: K, cedes: rea
   }
   const id = (suivant += 1);
   return new Promise((resolve, reject) => {
-    enCours.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    enCours.set(id, { resolve: resolve as (value: unknown) => void, reject, fil: w });
     w.postMessage({ id, tache, args }, [...cedes]);
   });
 }

@@ -44,13 +44,22 @@ interface Message {
 parentPort!.on('message', ({ id, tache, args }: Message) => {
   (executants[tache] as (...a: unknown[]) => Promise<unknown>)(...args).then(
     (result) => parentPort!.postMessage({ id, ok: true, result }),
-    (error: unknown) =>
+    (error: unknown) => {
+      // Only what the other side reads, as strings and numbers (anything else would not cross the thread).
+      const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
+      const texte = (k: string) => (typeof e[k] === 'string' ? e[k] : undefined);
       parentPort!.postMessage({
         id,
         ok: false,
         name: error instanceof Error ? error.name : 'Error',
         message: error instanceof Error ? error.message : String(error),
-        code: (error as NodeJS.ErrnoException | undefined)?.code,
-      }),
+        stack: texte('stack'),
+        code: texte('code'),
+        syscall: texte('syscall'),
+        errno: typeof e.errno === 'number' ? e.errno : undefined,
+        path: texte('path'),
+        dest: texte('dest'),
+      });
+    },
   );
 });
