@@ -8,13 +8,6 @@ import { LectureSession } from './lecture-session.js';
 import { type ActiveSession, keepSession } from './sessions.js';
 
 /**
- * better-auth, loaded and built when first needed (issue 11 point 6): a request to /app/api/auth/*, a sign-up, a
- * request that carries a session cookie. Loaded, it holds some 10 MB that a server answering anonymous visitors
- * (status look-ups, the public pages) never needs. Its first use waits for the load once (~0.2 s). The environment
- * is checked at start (config.ts); what better-auth itself would refuse now shows at that first use, and a failed
- * build is tried again at the next.
- */
-/**
  * better-auth's AsyncLocalStorages (its request state, its adapter, its endpoint context) and the calls of it under
  * way, whichever app of the process makes them: the storages are the process's (kept on `globalThis` by
  * @better-auth/core), so is the count. The endpoint context's getter is marked deprecated by better-auth but is the
@@ -23,6 +16,13 @@ import { type ActiveSession, keepSession } from './sessions.js';
 let contextes: (AsyncLocalStorage<unknown> & { enabled?: boolean })[] = [];
 let appelsEnCours = 0;
 
+/**
+ * better-auth, loaded and built when first needed (issue 11 point 6): a request to /app/api/auth/*, a sign-up, a
+ * request that carries a session cookie. Loaded, it holds some 10 MB that a server answering anonymous visitors
+ * (status look-ups, the public pages) never needs. Its first use waits for the load once (~0.2 s). The environment
+ * is checked at start (config.ts); what better-auth itself would refuse now shows at that first use, and a failed
+ * build is tried again at the next.
+ */
 export class AuthALaDemande {
   private auth: Promise<Auth> | undefined;
   private lecture: Promise<LectureSession> | undefined;

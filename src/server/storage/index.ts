@@ -124,7 +124,7 @@ export class LocalStorage implements Storage {
           await enArrierePlan('placerFichier', tmpPath, target, this.root);
         } catch (error) {
           // Not committed: no file under the key (the caller records nothing), the temp file still ours to discard.
-          // placer removes what it moved when a step fails; a thread that ended mid-way cannot, so it is done here too
+          // Whatever failed (a step of placer.ts, or the thread itself after the rename), what reached the key goes
           // (each key is a new one: nothing else can be there).
           await fsp.rm(target, { force: true }).catch(() => {});
           settled = false;

@@ -6,24 +6,19 @@ import { syncDir } from './index.js';
  * A written temp file moved to its place under `root` and made durable there: its folder created, the rename, then
  * the folder and the parent of each folder just created synced, all at once (each must reach the disk before the
  * caller records the file, in no particular order). Run on the background thread (storage/index.ts `commit`): under
- * load each of these steps waited for a turn of the busy event loop (issue 11, decision 0014). On failure after the
- * rename, the file is removed from its place: not committed, nothing under the key.
+ * load each of these steps waited for a turn of the busy event loop (issue 11, decision 0014). On a failure, the
+ * caller removes whatever reached the key (the commit's one clean-up, also when the thread itself ended).
  */
 export async function placer(tmpPath: string, target: string, root: string): Promise<void> {
   const dir = path.dirname(target);
   const firstCreated = await fsp.mkdir(dir, { recursive: true });
   await fsp.rename(tmpPath, target);
-  try {
-    // Each document has a folder of its own; a request's first creates two.
-    const stop = firstCreated ? path.dirname(firstCreated) : dir;
-    const dossiers: string[] = [];
-    for (let d = dir; ; d = path.dirname(d)) {
-      dossiers.push(d);
-      if (d === stop || !d.startsWith(root)) break;
-    }
-    await Promise.all(dossiers.map(syncDir));
-  } catch (error) {
-    await fsp.rm(target, { force: true }).catch(() => {});
-    throw error;
+  // Each document has a folder of its own; a request's first creates two.
+  const stop = firstCreated ? path.dirname(firstCreated) : dir;
+  const dossiers: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    dossiers.push(d);
+    if (d === stop || !d.startsWith(root)) break;
   }
+  await Promise.all(dossiers.map(syncDir));
 }

@@ -47,8 +47,7 @@ export class CompteService {
     if (user.userType !== 'habitant') throw new ApiError(409, 'ROLE_PROTEGE', MESSAGE_ROLE_PROTEGE);
     const hash = await repository.passwordHash(uid);
     if (hash !== null) {
-      const essai = motDePasse;
-      if (!essai || !(await auth.avec(async (betterAuth) => (await betterAuth.$context).password.verify({ hash, password: essai })))) {
+      if (!motDePasse || !(await auth.avec(async (betterAuth) => (await betterAuth.$context).password.verify({ hash, password: motDePasse })))) {
         throw new ApiError(403, 'INVALID_PASSWORD', MOT_DE_PASSE_INCORRECT, { motDePasse: 'Mot de passe incorrect.' });
       }
     }
