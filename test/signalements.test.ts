@@ -84,6 +84,23 @@ async function signaler(overrides: Record<string, unknown> = {}, headers: Record
   return { numero, cle, email: String(body.email), body };
 }
 
+/**
+ * Listens to the bus's report topic from now on: `jusqua` waits until an event that `attendu` accepts has come. On
+ * PostgreSQL, events come back through LISTEN after their write has answered, so a test waits for them rather than
+ * sleeping (a stream opened right after a creation could still hear the creation's event).
+ */
+function ecouter() {
+  const entendus: EvenementSignalement[] = [];
+  const attentes: Array<{ attendu: (e: EvenementSignalement) => boolean; resolve: () => void }> = [];
+  const stop = ctx.app.deps.bus.subscribeSignalements((e) => {
+    entendus.push(e);
+    for (const a of attentes) if (a.attendu(e)) a.resolve();
+  });
+  const jusqua = (attendu: (e: EvenementSignalement) => boolean) =>
+    entendus.some(attendu) ? Promise.resolve() : new Promise<void>((resolve) => attentes.push({ attendu, resolve }));
+  return { entendus, jusqua, stop };
+}
+
 const voir = (numero: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url: api(`/signalements/${numero}`), headers });
 const ligne = async (numero: string) => (await repository.parNumero(numero))!;
 const changer = async (numero: string, changement: Changement) => service.publierMiseAJour((await ligne(numero)).id, changement, sansLog);
@@ -222,15 +239,14 @@ describe('a new report', () => {
   });
 
   it('publishes a live event on the bus’s report topic, which the housing topic never hears', async () => {
-    const entendus: EvenementSignalement[] = [];
+    const { entendus, jusqua, stop } = ecouter();
     const logement: unknown[] = [];
-    const stop = ctx.app.deps.bus.subscribeSignalements((e) => entendus.push(e));
     const stopLogement = ctx.app.deps.bus.subscribe((e) => logement.push(e));
     try {
       const { numero } = await signaler();
       await changer(numero, { etat: 'planifie', texte: 'Intervention prévue mardi.', par: 'mairie' });
       await changer(numero, { texte: 'Le chantier a pris du retard.', par: 'mairie' });
-      await new Promise((r) => setTimeout(r, 50));
+      await jusqua((e) => e.numero === numero && e.quoi === 'mise-a-jour');
       expect(entendus.filter((e) => e.numero === numero)).toEqual([
         { numero, etat: 'nouveau', de: null, date: expect.any(String) },
         { numero, etat: 'planifie', de: 'nouveau', date: expect.any(String) },
@@ -672,7 +688,10 @@ describe('live events over HTTP', () => {
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
     expect((await fetch(`${base}/app/api/technique/evenements?numero=2020-99999`)).status).toBe(404);
+    const ecoute = ecouter();
     const { numero } = await signaler();
+    await ecoute.jusqua((e) => e.numero === numero);
+    ecoute.stop();
     const controller = new AbortController();
     const res = await fetch(`${base}/app/api/technique/evenements?numero=${numero}`, { signal: controller.signal });
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
