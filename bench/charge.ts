@@ -11,7 +11,8 @@
 // what a visitor's first click costs under that load (accept queue included).
 // Targets on SQLite: p99 <= 150 ms, 0 errors, longest event-loop stall <= 50 ms. Each connection asks again as soon as it
 // is answered (a closed loop): the mean latency is then the connections over the throughput (Little's law, printed).
-// BENCH_PORT (default 3930) moves the port; BENCH_CPU_PROF=dir writes the server's CPU profile of the load there.
+// BENCH_PORT (default 3930) moves the port; BENCH_CPU_PROF=dir writes the server's CPU profile of the load there;
+// BENCH_KIND=upload (or lookup, list, create, status) runs that kind alone.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -30,7 +31,12 @@ const DURATION_S = Number(process.env.BENCH_SECONDS ?? (QUICK ? 10 : 60));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? (QUICK ? 50 : 200));
 const WARMUP_S = QUICK ? 2 : 5;
 const SEEDED = QUICK ? 2_000 : 10_000;
-const UPLOAD_TARGETS = 100;
+/**
+ * The requests that receive the uploads. Enough of them that none passes the app's default quota of 50 documents
+ * (~15,000 uploads in 60 s spread over 2,000: ~8 each): a request piled with hundreds of files, which the quota forbids,
+ * would make every upload read them all.
+ */
+const UPLOAD_TARGETS = QUICK ? 200 : 2_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
@@ -45,13 +51,15 @@ const BEFORE: Record<'sqlite' | 'postgres', Before | null> = {
 };
 
 type Kind = 'lookup' | 'list' | 'create' | 'upload' | 'status';
-const MIX: [Kind, number][] = [
+const MIXED: [Kind, number][] = [
   ['lookup', 0.55],
   ['list', 0.1],
   ['create', 0.1],
   ['upload', 0.15],
   ['status', 0.1],
 ];
+/** BENCH_KIND=upload (or another kind): that kind alone, to see what one costs (1 / throughput, the loop being busy). */
+const MIX: [Kind, number][] = process.env.BENCH_KIND ? MIXED.map(([k]) => [k, k === process.env.BENCH_KIND ? 1 : 0]) : MIXED;
 
 interface Figures {
   rps: number;
@@ -270,7 +278,6 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
         PUBLIC_URL: base,
         ADRESSE_API_URL: 'http://127.0.0.1:9/',
         RATE_LIMIT_MULTIPLIER: '1000',
-        UPLOAD_QUOTA_FICHIERS: '1000',
         BOUCLE_OUT: loopFiles[i]!,
         ...(profileDir ? { BOUCLE_PROFILE: path.join(profileDir, `charge-${kind}-${instances}-${i}.cpuprofile`) } : {}),
         ...(database.url ? { DATABASE_URL: database.url } : {}),
@@ -283,11 +290,14 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
     for (const [i, b] of bases.entries()) await waitFor(`${b}/app/api/parametres`, servers[i]!);
     const cookie = await signUpManager(base, database.url, dataDir);
     const targets: Target[] = [];
-    for (let i = 0; i < UPLOAD_TARGETS; i += 1) {
-      const res = await fetch(`${base}/app/api/logement`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: creation(i) });
-      if (res.status !== 201) throw new Error(`creation: HTTP ${res.status} ${await res.text()}`);
-      const { data } = (await res.json()) as { data: { numeroUnique: string; accessKey: string } };
-      targets.push({ numero: data.numeroUnique, key: data.accessKey });
+    for (let i = 0; i < UPLOAD_TARGETS; i += 20) {
+      const made = Array.from({ length: Math.min(20, UPLOAD_TARGETS - i) }, async (_, j) => {
+        const res = await fetch(`${base}/app/api/logement`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: creation(i + j) });
+        if (res.status !== 201) throw new Error(`creation: HTTP ${res.status} ${await res.text()}`);
+        const { data } = (await res.json()) as { data: { numeroUnique: string; accessKey: string } };
+        return { numero: data.numeroUnique, key: data.accessKey };
+      });
+      targets.push(...(await Promise.all(made)));
     }
     const setup = {
       cookie,
