@@ -750,8 +750,15 @@ export class DemandesRepository {
     const parcours = Number((Object.values(plan[0] ?? {})[0] as [{ Plan?: { 'Plan Rows'?: number } }] | undefined)?.[0]?.Plan?.['Plan Rows']);
     if (!(2 * estimation < parcours)) return null;
     // The matches' ids and sort keys only (materialised: read once, by the search's indexes), then the page's rows.
-    const matches = this.filtered(this.db.selectFrom('housingRequests').select(['id', column]), q, { cles });
+    // Only those up to the sample's page key: the sample is some of the matches, so the page's rows, the first of all
+    // the matches, sort at or before its key. On the key's column alone too, which the planner can read from the sort
+    // index as a bitmap and intersect with the search's: only the rows in both are read and checked (« martin » by
+    // name at 100,000: 451 of its 7,911 matches' pages, 24 → 15 ms).
     const order = sql.raw(q.order);
+    const jusqua = sql.raw(q.order === 'asc' ? '<=' : '>=');
+    const matches = this.filtered(this.db.selectFrom('housingRequests').select(['id', column]), q, { cles })
+      .where(sql<boolean>`${sql.ref(column)} ${jusqua} ${borne.valeur}`)
+      .where(sql<boolean>`(${sql.ref(column)}, id) ${jusqua} (${borne.valeur}, ${borne.id})`);
     const { rows } = await sql<LignePage>`with m as materialized (${matches}),
       p as (select id from m order by ${sql.ref(column)} ${order}, id ${order} limit ${q.pageSize} offset ${offset})
       select ${sql.join(COLONNES_LIGNE.map((c) => sql.ref(`h.${c}`)))}, h.etiquette_ids as etiquettes from housing_requests as h join p on p.id = h.id
