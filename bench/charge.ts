@@ -12,7 +12,8 @@
 // Targets on SQLite: p99 <= 150 ms, 0 errors, longest event-loop stall <= 50 ms. Each connection asks again as soon as it
 // is answered (a closed loop): the mean latency is then the connections over the throughput (Little's law, printed).
 // BENCH_PORT (default 3930) moves the port; BENCH_CPU_PROF=dir writes the server's CPU profile of the load there;
-// BENCH_KIND=upload (or lookup, list, create, status) runs that kind alone.
+// BENCH_KIND=upload (or lookup, list, create, status) runs that kind alone; BENCH_SERVER_ROOT=<dir> runs the server
+// built in another checkout (a "before" figure).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -283,7 +284,7 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
         ...(database.url ? { DATABASE_URL: database.url } : {}),
         ...redis,
       },
-      { nodeArgs: ['--import', path.join(ROOT, 'bench/boucle.mjs')] },
+      { nodeArgs: ['--import', path.join(ROOT, 'bench/boucle.mjs')], root: process.env.BENCH_SERVER_ROOT },
     ),
   );
   try {

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalStorage, type Storage } from '../src/server/storage/index.js';
+import { EN_MEMOIRE_MAX } from '../src/server/storage/ecriture.js';
 import { clientS3, S3Storage } from '../src/server/storage/s3.js';
 import { demarrerS3, type ServeurS3 } from './s3.js';
 
@@ -104,7 +105,8 @@ describe.each(pilotes)('Storage contract: $nom', (pilote) => {
     coupe.stream.write(randomBytes(64 * 1024));
     await coupe.discard();
     const entier = storage.createTemp();
-    entier.stream.end(randomBytes(1024));
+    // Larger than what the local disk holds in memory until the commit (ecriture.ts): on disk as a temp.
+    entier.stream.end(randomBytes(EN_MEMOIRE_MAX + 1));
     await vi.waitFor(async () => expect(await storage.temps()).toHaveLength(1), { timeout: 5000 });
     await entier.discard();
     expect(await storage.temps()).toEqual([]);
@@ -179,7 +181,7 @@ describe.each(pilotes)('Storage contract: $nom', (pilote) => {
       await t.commit(key);
     }
     const enAttente = storage.createTemp();
-    enAttente.stream.end(Buffer.from('pas encore rangé'));
+    enAttente.stream.end(Buffer.concat([Buffer.from('pas encore rangé'), randomBytes(EN_MEMOIRE_MAX)]));
     await vi.waitFor(async () => expect(await storage.temps()).toHaveLength(1), { timeout: 5000 });
     expect(await cles(storage)).toEqual(['a/1/livret-1-a.pdf', 'a/2/salary-1-b.pdf', 'avatars/u/v.webp']);
     const [temp] = await storage.temps();

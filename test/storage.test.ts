@@ -33,6 +33,39 @@ describe('local storage', () => {
     expect(filesUnder(root)).toEqual(['r1/d1/other-1-a.pdf']);
   });
 
+  it('holds a file up to its size limit in memory until its commit, and streams a larger one to its temp file', async () => {
+    // Up to 1 KB here (EN_MEMOIRE_MAX in the app): nothing on disk before the commit, which writes it whole in place.
+    const petite = new LocalStorage(root, 1024);
+    const tenue = petite.createTemp();
+    tenue.stream.write(Buffer.alloc(600, 'a'));
+    tenue.stream.end(Buffer.alloc(424, 'b'));
+    await new Promise((r) => tenue.stream.once('close', r));
+    expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
+    await tenue.commit('r7/d7/other-1-a.pdf');
+    expect(fs.readFileSync(path.join(root, 'r7/d7/other-1-a.pdf'), 'latin1')).toBe('a'.repeat(600) + 'b'.repeat(424));
+    expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
+    // One byte more: what was held and what follows go to the temp file as they come, whole once committed.
+    const ecrite = petite.createTemp();
+    ecrite.stream.write(Buffer.alloc(1000, 'c'));
+    expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
+    ecrite.stream.end(Buffer.alloc(25, 'd'));
+    await new Promise((r) => ecrite.stream.once('close', r));
+    const [temp] = filesUnder(path.join(root, '.tmp'));
+    expect(fs.readFileSync(path.join(root, '.tmp', temp!), 'latin1')).toBe('c'.repeat(1000) + 'd'.repeat(25));
+    await ecrite.commit('r7/d8/other-1-b.pdf');
+    expect(fs.readFileSync(path.join(root, 'r7/d8/other-1-b.pdf'), 'latin1')).toBe('c'.repeat(1000) + 'd'.repeat(25));
+    expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
+    // Discarded, either leaves nothing.
+    for (const taille of [10, 2000]) {
+      const jetee = petite.createTemp();
+      jetee.stream.end(Buffer.alloc(taille, 'e'));
+      await new Promise((r) => jetee.stream.once('close', r));
+      await jetee.discard();
+      expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
+    }
+    expect(filesUnder(root).filter((f) => f.startsWith('r7'))).toEqual(['r7/d7/other-1-a.pdf', 'r7/d8/other-1-b.pdf'].map((f) => f.split('/').join(path.sep)));
+  });
+
   it("puts a file in place with its new folders' entries on the disk before it resolves (placer, the background thread's step)", async () => {
     // Which paths were fsynced before placer resolved (a power cut cannot be staged here: the fsyncs are watched). The
     // commit runs placer on the background thread, where no spy reaches: it is called here in place.

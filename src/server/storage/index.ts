@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { enArrierePlan } from '../worker/index.js';
+import { enArrierePlan, enArrierePlanCedant } from '../worker/index.js';
+import { EcritureTemp, EN_MEMOIRE_MAX } from './ecriture.js';
 import type { Readable, Writable } from 'node:stream';
 
 /** Age past which a leftover temp or unreferenced file is surely not an upload under way. */
@@ -68,7 +69,11 @@ export async function filesOf(dir: string, match: (name: string) => boolean): Pr
 export class LocalStorage implements Storage {
   private readonly tmpDir: string;
 
-  constructor(private readonly root: string) {
+  constructor(
+    private readonly root: string,
+    /** The size up to which a file is held in memory until its commit (ecriture.ts). */
+    private readonly enMemoireMax = EN_MEMOIRE_MAX,
+  ) {
     this.tmpDir = path.join(root, '.tmp');
   }
 
@@ -101,8 +106,9 @@ export class LocalStorage implements Storage {
 
   createTemp(): TempFile {
     const tmpPath = path.join(this.tmpDir, randomUUID());
-    // flush: the data reaches the disk before the file is closed, so a committed file is a whole file.
-    const stream = fs.createWriteStream(tmpPath, { flags: 'wx', flush: true });
+    // A small file held in memory until its commit, a larger one streamed to its temp file (ecriture.ts); either
+    // way its data reaches the disk before it is put in place, so a committed file is a whole file.
+    const stream = new EcritureTemp(tmpPath, this.enMemoireMax);
     let settled = false;
     const whenClosed = () =>
       new Promise<void>((resolve) => {
@@ -119,9 +125,12 @@ export class LocalStorage implements Storage {
           await whenClosed();
           // A write that failed or was cut short (the stream destroyed before its end) is never committed.
           if (!stream.writableFinished) throw new Error('Fichier temporaire incomplet : son écriture n’est pas allée au bout');
-          // Moved into place and made durable (with its folders) before the caller records it, on the background
-          // thread: one wait here instead of one turn of the event loop for each step (placer.ts).
-          await enArrierePlan('placerFichier', tmpPath, target, this.root);
+          // Written if it was held in memory, moved into place and made durable (with its folders) before the caller
+          // records it, on the background thread: one wait here instead of one turn of the event loop for each step
+          // (placer.ts).
+          const octets = stream.enMemoire();
+          if (octets) await enArrierePlanCedant('placerOctets', [octets.buffer], octets, tmpPath, target, this.root);
+          else await enArrierePlan('placerFichier', tmpPath, target, this.root);
         } catch (error) {
           // Not committed: no file under the key (the caller records nothing), the temp file still ours to discard.
           // Whatever failed (a step of placer.ts, or the thread itself after the rename), what reached the key goes

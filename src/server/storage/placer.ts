@@ -22,3 +22,12 @@ export async function placer(tmpPath: string, target: string, root: string): Pro
   }
   await Promise.all(dossiers.map(syncDir));
 }
+
+/**
+ * A file held in memory until its commit (ecriture.ts): written to its temp file, its data flushed to the disk, then
+ * put in place as above. A failure leaves the temp file (or what of it was written) to the caller's discard.
+ */
+export async function placerOctets(octets: Uint8Array, tmpPath: string, target: string, root: string): Promise<void> {
+  await fsp.writeFile(tmpPath, octets, { flag: 'wx', flush: true });
+  await placer(tmpPath, target, root);
+}

@@ -33,6 +33,10 @@ const executants: Executants = {
     const { placer } = await import('../storage/placer.js');
     return placer(tmpPath, target, root);
   },
+  placerOctets: async (octets, tmpPath, target, root) => {
+    const { placerOctets } = await import('../storage/placer.js');
+    return placerOctets(octets, tmpPath, target, root);
+  },
 };
 
 interface Message {
