@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { sweepLeftovers } from '../src/server/features/demandes/upload.js';
+import { EN_MEMOIRE_MAX, EN_MEMOIRE_TOTAL_MAX, octetsTenus } from '../src/server/storage/ecriture.js';
 import { LocalStorage, STALE_MS } from '../src/server/storage/index.js';
 import { placer } from '../src/server/storage/placer.js';
 import { createAccount, createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
@@ -64,6 +65,42 @@ describe('local storage', () => {
       expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
     }
     expect(filesUnder(root).filter((f) => f.startsWith('r7'))).toEqual(['r7/d7/other-1-a.pdf', 'r7/d8/other-1-b.pdf'].map((f) => f.split('/').join(path.sep)));
+  });
+
+  it('holds at most EN_MEMOIRE_TOTAL_MAX for all the files under way, and lets go of what a commit or a discard ended', async () => {
+    expect(octetsTenus()).toBe(0);
+    const tenues = Array.from({ length: EN_MEMOIRE_TOTAL_MAX / EN_MEMOIRE_MAX }, () => storage.createTemp());
+    for (const t of tenues) t.stream.end(Buffer.alloc(EN_MEMOIRE_MAX));
+    await Promise.all(tenues.map((t) => new Promise((r) => t.stream.once('close', r))));
+    expect(octetsTenus()).toBe(EN_MEMOIRE_TOTAL_MAX);
+    expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
+    // One byte more, in a file of its own: on disk at once.
+    const enTrop = storage.createTemp();
+    enTrop.stream.end(Buffer.from('x'));
+    await new Promise((r) => enTrop.stream.once('close', r));
+    expect(filesUnder(path.join(root, '.tmp'))).toHaveLength(1);
+    await enTrop.commit('r6/d1/other-1-x.pdf');
+    await tenues[0]!.commit('r6/d2/other-1-y.pdf');
+    expect(fs.statSync(path.join(root, 'r6/d2/other-1-y.pdf')).size).toBe(EN_MEMOIRE_MAX);
+    expect(octetsTenus()).toBe(EN_MEMOIRE_TOTAL_MAX - EN_MEMOIRE_MAX);
+    await Promise.all(tenues.map((t) => t.discard()));
+    expect(octetsTenus()).toBe(0);
+    expect(filesUnder(path.join(root, '.tmp'))).toEqual([]);
+  });
+
+  it('gives a failed write as the cause of its commit, even when the writer listened to no error (a photo, an avatar)', async () => {
+    // The temps' folder gone: past what is held in memory, opening the temp file fails.
+    fs.rmSync(path.join(root, '.tmp'), { recursive: true });
+    try {
+      const t = storage.createTemp();
+      t.stream.end(Buffer.alloc(EN_MEMOIRE_MAX + 1));
+      await new Promise((r) => t.stream.once('close', r));
+      await expect(t.commit('r5/d1/other-1-a.pdf')).rejects.toMatchObject({ cause: { code: 'ENOENT', syscall: 'open' } });
+      await t.discard();
+      expect(fs.existsSync(path.join(root, 'r5'))).toBe(false);
+    } finally {
+      fs.mkdirSync(path.join(root, '.tmp'));
+    }
   });
 
   it("puts a file in place with its new folders' entries on the disk before it resolves (placer, the background thread's step)", async () => {

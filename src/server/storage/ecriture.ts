@@ -1,8 +1,19 @@
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
 
-/** Up to this size, a local temp file is held in memory and written once, at its commit (ecriture.ts). */
+/** Up to this size, a local temp file is held in memory and written once, at its commit. */
 export const EN_MEMOIRE_MAX = 256 * 1024;
+/**
+ * What every temp file under way may hold in memory at once (a call may send 20 files, many calls may run at once):
+ * past it, a file streams to disk as it comes.
+ */
+export const EN_MEMOIRE_TOTAL_MAX = 32 * 1024 * 1024;
+let tenus = 0;
+
+/** The bytes the temp files under way hold in memory now. */
+export function octetsTenus(): number {
+  return tenus;
+}
 
 /**
  * What is written to a local temp file. Up to `enMemoireMax` bytes it is held in memory: the commit then writes it,
@@ -13,6 +24,7 @@ export const EN_MEMOIRE_MAX = 256 * 1024;
  */
 export class EcritureTemp extends Writable {
   private morceaux: Buffer[] | null = [];
+  /** The bytes held, counted in `tenus` until let go. */
   private taille = 0;
   private fichier: fs.WriteStream | null = null;
 
@@ -24,9 +36,10 @@ export class EcritureTemp extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    if (this.morceaux && this.taille + chunk.length <= this.enMemoireMax) {
+    if (this.morceaux && this.taille + chunk.length <= this.enMemoireMax && tenus + chunk.length <= EN_MEMOIRE_TOTAL_MAX) {
       this.morceaux.push(chunk);
       this.taille += chunk.length;
+      tenus += chunk.length;
       done();
       return;
     }
@@ -35,7 +48,7 @@ export class EcritureTemp extends Writable {
       fichier.on('error', (error) => this.destroy(error));
       this.fichier = fichier;
       for (const morceau of this.morceaux ?? []) fichier.write(morceau);
-      this.morceaux = null;
+      this.liberer();
     }
     if (this.fichier.write(chunk)) done();
     else this.fichier.once('drain', () => done());
@@ -52,8 +65,8 @@ export class EcritureTemp extends Writable {
   }
 
   override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
-    // Kept once finished (a finished stream is destroyed at once: autoDestroy), for the commit; let go otherwise.
-    if (!this.writableFinished) this.morceaux = null;
+    // Kept once finished (a finished stream is destroyed at once: autoDestroy), for the commit, which lets them go.
+    if (!this.writableFinished) this.liberer();
     const fichier = this.fichier;
     if (!fichier || fichier.closed) {
       done(error);
@@ -61,6 +74,13 @@ export class EcritureTemp extends Writable {
     }
     fichier.once('close', () => done(error));
     fichier.destroy();
+  }
+
+  /** Lets go of what is held (once committed, or discarded). */
+  liberer(): void {
+    this.morceaux = null;
+    tenus -= this.taille;
+    this.taille = 0;
   }
 
   /**

@@ -109,6 +109,12 @@ export class LocalStorage implements Storage {
     // A small file held in memory until its commit, a larger one streamed to its temp file (ecriture.ts); either
     // way its data reaches the disk before it is put in place, so a committed file is a whole file.
     const stream = new EcritureTemp(tmpPath, this.enMemoireMax);
+    // A writer that ends the stream with a buffer (a photo, an avatar) listens to nothing: the error a write met (disk
+    // full, no permission) is kept for the commit, which gives it as its cause (errors.ts answers 507 or 503 by it).
+    let erreur: Error | undefined;
+    stream.on('error', (error) => {
+      erreur ??= error;
+    });
     let settled = false;
     const whenClosed = () =>
       new Promise<void>((resolve) => {
@@ -124,13 +130,14 @@ export class LocalStorage implements Storage {
         try {
           await whenClosed();
           // A write that failed or was cut short (the stream destroyed before its end) is never committed.
-          if (!stream.writableFinished) throw new Error('Fichier temporaire incomplet : son écriture n’est pas allée au bout');
+          if (!stream.writableFinished) throw new Error('Fichier temporaire incomplet : son écriture n’est pas allée au bout', { cause: erreur });
           // Written if it was held in memory, moved into place and made durable (with its folders) before the caller
           // records it, on the background thread: one wait here instead of one turn of the event loop for each step
           // (placer.ts).
           const octets = stream.enMemoire();
           if (octets) await enArrierePlanCedant('placerOctets', [octets.buffer], octets, tmpPath, target, this.root);
           else await enArrierePlan('placerFichier', tmpPath, target, this.root);
+          stream.liberer();
         } catch (error) {
           // Not committed: no file under the key (the caller records nothing), the temp file still ours to discard.
           // Whatever failed (a step of placer.ts, or the thread itself after the rename), what reached the key goes
@@ -143,6 +150,7 @@ export class LocalStorage implements Storage {
       discard: async () => {
         if (settled) return;
         settled = true;
+        stream.liberer();
         // Whatever the stream still reports (say, its file already removed) no longer matters.
         stream.on('error', () => {});
         stream.destroy();

@@ -28,6 +28,7 @@ export async function placer(tmpPath: string, target: string, root: string): Pro
  * put in place as above. A failure leaves the temp file (or what of it was written) to the caller's discard.
  */
 export async function placerOctets(octets: Uint8Array, tmpPath: string, target: string, root: string): Promise<void> {
-  await fsp.writeFile(tmpPath, octets, { flag: 'wx', flush: true });
+  // 'w': the temp's name is ours alone (a random UUID), and a commit tried again after a failure writes it again.
+  await fsp.writeFile(tmpPath, octets, { flag: 'w', flush: true });
   await placer(tmpPath, target, root);
 }
