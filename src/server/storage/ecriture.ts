@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
+import { aCeder } from '../worker/index.js';
 
 /** Up to this size, a local temp file is held in memory and written once, at its commit. */
 export const EN_MEMOIRE_MAX = 256 * 1024;
@@ -89,12 +90,6 @@ export class EcritureTemp extends Writable {
    */
   enMemoire(): Uint8Array<ArrayBuffer> | null {
     if (this.fichier || !this.morceaux) return null;
-    const octets = new Uint8Array(this.taille);
-    let offset = 0;
-    for (const morceau of this.morceaux) {
-      octets.set(morceau, offset);
-      offset += morceau.length;
-    }
-    return octets;
+    return aCeder(this.morceaux, this.taille);
   }
 }

@@ -114,6 +114,20 @@ export function arreterArrierePlan(): void {
   if (w) void w.terminate();
 }
 
+/**
+ * Chunks (of a file) copied into one ArrayBuffer of their own, which `enArrierePlanCedant` can hand over: never Buffer's
+ * shared pool, which a small Buffer may sit in.
+ */
+export function aCeder(morceaux: readonly Uint8Array[], taille: number): Uint8Array<ArrayBuffer> {
+  const octets = new Uint8Array(taille);
+  let offset = 0;
+  for (const morceau of morceaux) {
+    octets.set(morceau, offset);
+    offset += morceau.length;
+  }
+  return octets;
+}
+
 /** Runs a task on the background thread. */
 export function enArrierePlan<K extends keyof Taches>(tache: K, ...args: Taches[K]['args']): Promise<Taches[K]['result']> {
   return enArrierePlanCedant(tache, [], ...args);

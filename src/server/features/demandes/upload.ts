@@ -22,7 +22,7 @@ import type { Db } from '../../db/index.js';
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { AVATARS_PREFIX, filesOf, type Storage, type TempFile } from '../../storage/index.js';
-import { enArrierePlanCedant } from '../../worker/index.js';
+import { aCeder, enArrierePlanCedant } from '../../worker/index.js';
 import type { DemandesRepository } from './repository.js';
 
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
@@ -150,12 +150,7 @@ class Inspector extends Transform {
    * thread); the chunks are let go.
    */
   wholeBytes(): Uint8Array<ArrayBuffer> {
-    const whole = new Uint8Array(this.size);
-    let offset = 0;
-    for (const chunk of this.whole ?? []) {
-      whole.set(chunk, offset);
-      offset += chunk.length;
-    }
+    const whole = aCeder(this.whole ?? [], this.size);
     this.whole?.splice(0);
     return whole;
   }
