@@ -546,6 +546,14 @@ export class DemandesRepository {
     return { parStatut, toutes: Object.values(parStatut).reduce((a, b) => a + b, 0), suiviesParMoi: Number(suivies.n) };
   }
 
+  /** The list's rows, with their labels' ids on PostgreSQL (ETIQUETTES_EN_LIGNE). */
+  private lignes() {
+    return this.db
+      .selectFrom('housingRequests')
+      .select([...COLONNES_LIGNE])
+      .$if(this.kind === 'postgres', (qb) => qb.select(ETIQUETTES_EN_LIGNE));
+  }
+
   /**
    * One page of the managers' list and its total, exact or bounded (docs/decisions 0009, 0013, 0021).
    * The whole list: its exact total without reading rows, the page from the sort column's index (deep pages from
@@ -568,10 +576,7 @@ export class DemandesRepository {
       const fromEnd = offset > total / 2;
       const order = fromEnd ? (q.order === 'asc' ? 'desc' : 'asc') : q.order;
       const limit = fromEnd ? Math.min(q.pageSize, total - offset) : q.pageSize;
-      rows = (await this.db
-        .selectFrom('housingRequests')
-        .select([...COLONNES_LIGNE])
-        .$if(this.kind === 'postgres', (qb) => qb.select(ETIQUETTES_EN_LIGNE))
+      rows = (await this.lignes()
         .where('effaceeLe', 'is', null)
         .orderBy(column, order)
         .orderBy('id', order)
@@ -604,14 +609,7 @@ export class DemandesRepository {
         // on the rows walked (they match many rows: the page comes soon).
         total = TOTAL_BORNE;
         exact = false;
-        rows = (await this.filtered(
-          this.db
-            .selectFrom('housingRequests')
-            .select([...COLONNES_LIGNE])
-            .$if(this.kind === 'postgres', (qb) => qb.select(ETIQUETTES_EN_LIGNE)),
-          q,
-          { walk: true },
-        )
+        rows = (await this.filtered(this.lignes(), q, { walk: true })
           .orderBy(column, q.order)
           .orderBy('id', q.order)
           .limit(q.pageSize)
