@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AUTO_CHECKPOINT_SECOURS, CheckpointsEnArrierePlan, COMMITS_PAR_CHECKPOINT } from '../src/server/db/checkpoint.js';
 import { openDatabase, type Db } from '../src/server/db/index.js';
 
 // SQLite's durable commits (docs/decisions/0014, src/server/db/durable.ts): a writer goes on only once the WAL
@@ -74,5 +75,63 @@ describe('durable commits on SQLite', () => {
     // A read asks for no fsync and goes on.
     expect((await sql<{ n: number }>`select count(*) as n from t`.execute(db)).rows[0]!.n).toBe(1);
     expect(held).toHaveLength(0);
+  });
+});
+
+// SQLite's checkpoints run on the background thread (src/server/db/checkpoint.ts): the WAL is copied back into the
+// database file there, every COMMITS_PAR_CHECKPOINT commits, and the connection's own checkpoint waits for a WAL ten
+// times SQLite's default. In WAL mode the database file grows only when a checkpoint copies pages into it.
+describe('checkpoints on the background thread', () => {
+  let dir: string;
+  let db: Db | null;
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-checkpoint-'));
+    db = openDatabase({ databaseUrl: undefined, dataDir: dir }).db;
+    await sql`create table t (x text)`.execute(db);
+  });
+
+  afterEach(async () => {
+    await db?.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const fichier = () => path.join(dir, 'app.db');
+  const ecrire = async (n: number) => {
+    for (let i = 0; i < n; i++) await sql`insert into t (x) values (${'x'.repeat(3000)})`.execute(db!);
+  };
+
+  it(`copies the WAL into the database file after ${COMMITS_PAR_CHECKPOINT} commits, far below the connection's own threshold`, async () => {
+    const avant = fs.statSync(fichier()).size;
+    await ecrire(COMMITS_PAR_CHECKPOINT);
+    // ~100 pages of rows written, against the connection's own threshold of AUTO_CHECKPOINT_SECOURS pages.
+    expect(COMMITS_PAR_CHECKPOINT * 2).toBeLessThan(AUTO_CHECKPOINT_SECOURS);
+    let taille = avant;
+    for (let i = 0; i < 400 && taille < avant + 50 * 4096; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      taille = fs.statSync(fichier()).size;
+    }
+    expect(taille).toBeGreaterThanOrEqual(avant + 50 * 4096);
+  });
+
+  it('closes with every row in the database file and no WAL left, a checkpoint having just been asked', async () => {
+    // The 100th commit asks for a checkpoint; the close waits for it, then copies what is left.
+    await ecrire(COMMITS_PAR_CHECKPOINT);
+    await db!.destroy();
+    db = null;
+    expect(fs.existsSync(`${fichier()}-wal`)).toBe(false);
+    const relue = openDatabase({ databaseUrl: undefined, dataDir: dir }).db;
+    expect((await sql<{ n: number }>`select count(*) as n from t`.execute(relue)).rows[0]!.n).toBe(COMMITS_PAR_CHECKPOINT);
+    await relue.destroy();
+  });
+
+  it('reports a checkpoint that fails, and asks again after the next commits', async () => {
+    const erreurs: Error[] = [];
+    const checkpoints = new CheckpointsEnArrierePlan(path.join(dir, 'absent.db'), { commitsParCheckpoint: 2, onErreur: (e) => erreurs.push(e) });
+    checkpoints.apresCommit();
+    checkpoints.apresCommit();
+    await checkpoints.fermer();
+    expect(erreurs).toHaveLength(1);
+    expect(erreurs[0]!.message).toMatch(/unable to open database file/u);
   });
 });

@@ -245,6 +245,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onIdleError: (error) => app.log.warn({ err: error }, 'connexion inactive à la base perdue'),
+    onCheckpointError: (error) => app.log.warn({ err: error }, 'checkpoint SQLite en arrière-plan échoué (le suivant le reprend)'),
   });
   app.addHook('onClose', async () => {
     await app.deps.mailer.idle();

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { DatabaseConnection, Dialect, Driver } from 'kysely';
+import type { CheckpointsEnArrierePlan } from './checkpoint.js';
 
 /**
  * SQLite commits without waiting for the disk on the event loop, and is still durable when it answers
@@ -7,9 +8,15 @@ import type { DatabaseConnection, Dialect, Driver } from 'kysely';
  * fsync); when the connection is given back after a query or a transaction that committed something, its
  * holder waits for an fsync of the WAL file done on libuv's thread pool, so a transaction is on the disk
  * before its caller goes on. Commits made while an fsync runs share the next one (group commit): one fsync
- * per batch, none on the event loop, and the connection serves others during it.
+ * per batch, none on the event loop, and the connection serves others during it. Each such commit is counted towards
+ * the next checkpoint, which the background thread runs (checkpoint.ts).
  */
-export function durableApresCommit(dialect: Dialect, sqlite: { inTransaction: boolean; prepare(sql: string): { pluck(): { get(): unknown } } }, walPath: string): Dialect {
+export function durableApresCommit(
+  dialect: Dialect,
+  sqlite: { inTransaction: boolean; prepare(sql: string): { pluck(): { get(): unknown } } },
+  walPath: string,
+  checkpoints: CheckpointsEnArrierePlan,
+): Dialect {
   const wal = groupedFsync(walPath);
   // total_changes() counts rows written since the connection opened: a change since the last fsync asks for one.
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
@@ -21,6 +28,8 @@ export function durableApresCommit(dialect: Dialect, sqlite: { inTransaction: bo
       let connection: DatabaseConnection | undefined;
       return proxied(driver, {
         destroy: async (): Promise<void> => {
+          // The checkpoint running ends first: closing the connection then copies what is left and removes the WAL.
+          await checkpoints.fermer();
           await driver.destroy();
           await wal.close();
         },
@@ -39,7 +48,9 @@ export function durableApresCommit(dialect: Dialect, sqlite: { inTransaction: bo
           const ecrit = total !== synced;
           synced = total;
           file.rendre();
-          if (ecrit) await wal.sync();
+          if (!ecrit) return;
+          checkpoints.apresCommit();
+          await wal.sync();
         },
       });
     },

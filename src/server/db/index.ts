@@ -5,6 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import type pg from 'pg';
 import type Cursor from 'pg-cursor';
+import { AUTO_CHECKPOINT_SECOURS, CheckpointsEnArrierePlan } from './checkpoint.js';
 import * as m0001 from './migrations/0001_housing_requests.js';
 import * as m0002 from './migrations/0002_accounts.js';
 import * as m0003 from './migrations/0003_manager_list.js';
@@ -146,7 +147,14 @@ export function natif(db: Db): Natif | undefined {
 }
 
 /** Opens the database: PostgreSQL when a URL is given, else the SQLite file `dataDir/app.db`. */
-export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; onIdleError?: (error: Error) => void }): DbHandle {
+export function openDatabase(options: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** PostgreSQL: an idle connection of the pool died. */
+  onIdleError?: (error: Error) => void;
+  /** SQLite: a checkpoint on the background thread failed (checkpoint.ts); the next one tries again. */
+  onCheckpointError?: (error: Error) => void;
+}): DbHandle {
   if (options.databaseUrl) {
     // pg loads only for PostgreSQL (an SQLite installation never pays for it).
     const { Pool } = require('pg') as typeof pg;
@@ -166,11 +174,14 @@ export function openDatabase(options: { databaseUrl: string | undefined; dataDir
   // caller goes on. Where WAL is refused (some network file systems), FULL syncs each commit in place.
   const wal = sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
   sqlite.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
+  // Checkpoints on the background thread (checkpoint.ts); the connection's own only past a large WAL.
+  if (wal) sqlite.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_SECOURS}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // A full or read-only disk keeps its own error (pannes.ts: no ROLLBACK once SQLite has ended the transaction).
   const sqliteDialect = new SqliteDialect({ database: withStatementCache(sqlite) });
-  const dialect = dialecteTemoin(wal ? durableApresCommit(sqliteDialect, sqlite, `${sqlite.name}-wal`) : sqliteDialect, () => sqlite.inTransaction);
+  const checkpoints = new CheckpointsEnArrierePlan(sqlite.name, options.onCheckpointError ? { onErreur: options.onCheckpointError } : {});
+  const dialect = dialecteTemoin(wal ? durableApresCommit(sqliteDialect, sqlite, `${sqlite.name}-wal`, checkpoints) : sqliteDialect, () => sqlite.inTransaction);
   const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] });
   natifs.set(db, { kind: 'sqlite', sqlite });
   return { kind: 'sqlite', db };

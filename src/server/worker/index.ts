@@ -1,8 +1,8 @@
 // Work kept off the event loop (issue 11 point 4): the attestation PDF, the inspection of uploaded PDFs, the
-// composition of e-mails, the weak-password check (with its word lists) and the steps that put a stored file in its
+// composition of e-mails, the weak-password check (with its word lists), the steps that put a stored file in its
 // place (writing a small one held in memory, its folders, its rename, their fsyncs: each would wait for a turn of the
-// busy loop) run on one background thread, started when first needed and stopped after a quiet minute (its memory is
-// given back). A failure there rejects with the same error kind, message and stack as the same work done in place, a
+// busy loop) and SQLite's checkpoints (db/checkpoint.ts) run on one background thread, started when first needed and
+// stopped after a quiet minute (its memory is given back). A failure there rejects with the same error kind, message and stack as the same work done in place, a
 // file system error with its code, call, number and paths too (its class and other fields do not cross); a thread
 // that dies rejects what was sent to it, and the next task starts a new one.
 import { Worker } from 'node:worker_threads';
@@ -28,6 +28,7 @@ export interface Taches {
   composerMail: { args: [mail: MailACompose, newline: 'unix' | 'windows']; result: { message: Uint8Array; envelope: { from: string; to: string[] } } };
   placerFichier: { args: [tmpPath: string, target: string, root: string]; result: void };
   placerOctets: { args: [octets: Uint8Array, tmpPath: string, target: string, root: string]; result: void };
+  checkpointSqlite: { args: [fichier: string]; result: { log: number; checkpointed: number } };
 }
 
 const ARRET_APRES_MS = 60_000;

@@ -37,6 +37,10 @@ const executants: Executants = {
     const { placerOctets } = await import('../storage/placer.js');
     return placerOctets(octets, tmpPath, target, root);
   },
+  checkpointSqlite: async (fichier) => {
+    const { checkpointPassif } = await import('../db/checkpoint.js');
+    return checkpointPassif(fichier);
+  },
 };
 
 interface Message {

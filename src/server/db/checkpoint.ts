@@ -1,0 +1,64 @@
+import SqliteDatabase from 'better-sqlite3';
+import { enArrierePlan } from '../worker/index.js';
+
+/**
+ * SQLite's WAL is copied back into the database file (a checkpoint) on the background thread, not on the event loop
+ * (issue 11 point 4, docs/decisions/0014). SQLite's own automatic checkpoint runs in the commit that passes its
+ * threshold: up to 1,000 pages written and two fsyncs (the WAL's, then the file's), 10-40 ms on a small server's disk
+ * with every request waiting. Here every COMMITS_PAR_CHECKPOINT commits that wrote something, one PASSIVE checkpoint
+ * runs on its own connection there (it waits for no reader or writer, and none waits for it); at most one at a time.
+ * The connection's automatic checkpoint stays as a safety net, at a threshold ten times SQLite's (AUTO_CHECKPOINT_SECOURS),
+ * for a burst of writes faster than the thread.
+ */
+export const COMMITS_PAR_CHECKPOINT = 100;
+/** Pages of WAL past which the writing connection checkpoints itself (SQLite's default: 1,000). */
+export const AUTO_CHECKPOINT_SECOURS = 10_000;
+
+export class CheckpointsEnArrierePlan {
+  private commits = 0;
+  private enCours: Promise<void> | null = null;
+  private fermes = false;
+
+  constructor(
+    /** The database file (its WAL beside it). */
+    private readonly fichier: string,
+    private readonly options: { commitsParCheckpoint?: number; onErreur?: (error: Error) => void } = {},
+  ) {}
+
+  /** A transaction committed writes: every COMMITS_PAR_CHECKPOINT of them, a checkpoint is asked (unless one runs). */
+  apresCommit(): void {
+    if (this.fermes) return;
+    this.commits += 1;
+    if (this.enCours || this.commits < (this.options.commitsParCheckpoint ?? COMMITS_PAR_CHECKPOINT)) return;
+    this.commits = 0;
+    this.enCours = enArrierePlan('checkpointSqlite', this.fichier)
+      .then(
+        () => undefined,
+        (error: Error) => this.options.onErreur?.(error),
+      )
+      .finally(() => {
+        this.enCours = null;
+      });
+  }
+
+  /** No more checkpoints; waits for the one running (so that closing the connection then checkpoints what is left). */
+  async fermer(): Promise<void> {
+    this.fermes = true;
+    await this.enCours;
+  }
+}
+
+/**
+ * The background thread's side: a PASSIVE checkpoint on a connection of its own, opened for it and closed after (the
+ * thread keeps nothing and may stop at any time). Closing it never checkpoints nor removes the WAL: the app's
+ * connection is still open. Returns the WAL's frames and how many of them are now in the database file.
+ */
+export function checkpointPassif(fichier: string): { log: number; checkpointed: number } {
+  const connexion = new SqliteDatabase(fichier, { fileMustExist: true });
+  try {
+    const [resultat] = connexion.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    return { log: resultat?.log ?? 0, checkpointed: resultat?.checkpointed ?? 0 };
+  } finally {
+    connexion.close();
+  }
+}
