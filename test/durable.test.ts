@@ -4,7 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AUTO_CHECKPOINT_SECOURS, CheckpointsEnArrierePlan, COMMITS_PAR_CHECKPOINT } from '../src/server/db/checkpoint.js';
-import { openDatabase, type Db } from '../src/server/db/index.js';
+import { natif, openDatabase, type Db } from '../src/server/db/index.js';
 
 // SQLite's durable commits (docs/decisions/0014, src/server/db/durable.ts): a writer goes on only once the WAL
 // holding its commit is fsynced, and while that fsync runs the one connection serves the others. The disk is
@@ -105,6 +105,8 @@ describe('checkpoints on the background thread', () => {
     const avant = fs.statSync(fichier()).size;
     await ecrire(COMMITS_PAR_CHECKPOINT);
     // ~100 pages of rows written, against the connection's own threshold of AUTO_CHECKPOINT_SECOURS pages.
+    const connexion = natif(db!);
+    expect(connexion?.kind === 'sqlite' && connexion.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(AUTO_CHECKPOINT_SECOURS);
     expect(COMMITS_PAR_CHECKPOINT * 2).toBeLessThan(AUTO_CHECKPOINT_SECOURS);
     let taille = avant;
     for (let i = 0; i < 400 && taille < avant + 50 * 4096; i++) {
@@ -133,5 +135,58 @@ describe('checkpoints on the background thread', () => {
     await checkpoints.fermer();
     expect(erreurs).toHaveLength(1);
     expect(erreurs[0]!.message).toMatch(/unable to open database file/u);
+    // Through openDatabase: the app's report (a warning in its log). The file is removed after the commits.
+    const reports: Error[] = [];
+    const autre = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-checkpoint-'));
+    const base = openDatabase({ databaseUrl: undefined, dataDir: autre, onCheckpointError: (e) => reports.push(e) }).db;
+    await sql`create table t (x text)`.execute(base);
+    for (let i = 0; i < COMMITS_PAR_CHECKPOINT - 1; i++) await sql`insert into t (x) values ('x')`.execute(base);
+    fs.renameSync(path.join(autre, 'app.db'), path.join(autre, 'ailleurs.db'));
+    await sql`insert into t (x) values ('x')`.execute(base);
+    await base.destroy();
+    fs.rmSync(autre, { recursive: true, force: true });
+    expect(reports.map((e) => e.message)).toEqual([expect.stringMatching(/unable to open database file/u)]);
+  });
+
+  it('runs one checkpoint at a time, asks again after a failure, and closes once the running one has ended', async () => {
+    const lances: { fin: (erreur?: Error) => void }[] = [];
+    const erreurs: Error[] = [];
+    const checkpoints = new CheckpointsEnArrierePlan('app.db', {
+      commitsParCheckpoint: 1,
+      onErreur: (e) => erreurs.push(e),
+      lancer: () => new Promise((resolve, reject) => lances.push({ fin: (erreur) => (erreur ? reject(erreur) : resolve(undefined)) })),
+    });
+    checkpoints.apresCommit();
+    checkpoints.apresCommit();
+    expect(lances).toHaveLength(1);
+    lances[0]!.fin(new Error('disque plein'));
+    await new Promise((r) => setImmediate(r));
+    expect(erreurs.map((e) => e.message)).toEqual(['disque plein']);
+    checkpoints.apresCommit();
+    expect(lances).toHaveLength(2);
+    let ferme = false;
+    const fermeture = checkpoints.fermer().then(() => (ferme = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ferme).toBe(false);
+    lances[1]!.fin();
+    await fermeture;
+    expect(ferme).toBe(true);
+    // Closed: no more checkpoints.
+    checkpoints.apresCommit();
+    expect(lances).toHaveLength(2);
+  });
+
+  it('a thread that cannot start fails no commit', async () => {
+    const erreurs: Error[] = [];
+    const checkpoints = new CheckpointsEnArrierePlan('app.db', {
+      commitsParCheckpoint: 1,
+      onErreur: (e) => erreurs.push(e),
+      lancer: () => {
+        throw new Error('ERR_WORKER_INIT_FAILED');
+      },
+    });
+    expect(() => checkpoints.apresCommit()).not.toThrow();
+    expect(erreurs.map((e) => e.message)).toEqual(['ERR_WORKER_INIT_FAILED']);
+    await checkpoints.fermer();
   });
 });
