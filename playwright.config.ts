@@ -20,8 +20,9 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   // Generous: CI runs these beside the unit suites (SQLite and PostgreSQL) on two cores, and the slowest journeys
-  // take 50 s there.
-  timeout: 90_000,
+  // take 50 s there; on a slower day (2026-11-27, CI 27 min), the sweep of pages under axe-core at 375 px passed
+  // 90 s while the same at 1280 px took 53 s. A journey that hangs still fails.
+  timeout: 150_000,
   // Likewise each expectation waits up to 15 s (Playwright's 5 s default): a search that answers in 0.2 s alone took
   // over 5 s there once. A page that never shows what is expected still fails.
   expect: { timeout: 15_000 },
