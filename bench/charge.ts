@@ -192,8 +192,10 @@ interface Reponses {
   kinds: Record<Kind, { times: number[]; errors: number }>;
   first: number[];
   steady: number[];
-  /** Resolves with the seconds from the start once every connection had its first answer. */
-  allAnswered: Promise<number>;
+  /** Seconds from the start until every connection had its first answer (NaN until then). */
+  rampS: number;
+  /** Called then (the probe waits for it). */
+  allAnswered(): void;
 }
 
 function mixedLoad(
@@ -201,7 +203,7 @@ function mixedLoad(
   setup: { cookie: string; origin: string; numeros: string[]; targets: Target[]; upload: { body: Buffer; contentType: string } },
   duration: number,
   connections: number,
-  record?: Reponses & { answered(seconds: number): void },
+  record?: Reponses,
 ): Promise<autocannon.Result> {
   const { cookie, origin, numeros, targets, upload } = setup;
   let created = 0;
@@ -260,7 +262,10 @@ function mixedLoad(
       else {
         seen.add(client);
         record.first.push(responseTime);
-        if (seen.size === connections) record.answered((performance.now() - started) / 1000);
+        if (seen.size === connections) {
+          record.rampS = (performance.now() - started) / 1000;
+          record.allAnswered();
+        }
       }
     });
   });
@@ -338,22 +343,22 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
     };
     await mixedLoad(bases, setup, WARMUP_S, Math.min(20, CONNECTIONS));
     for (const [i, s] of servers.entries()) await readLoop(loopFiles[i]!, s); // start-up and warm-up left out
-    let answered: (seconds: number) => void = () => {};
-    const record: Reponses & { answered(seconds: number): void } = {
+    let allAnswered = () => {};
+    const answered = new Promise<void>((r) => (allAnswered = r));
+    const record: Reponses = {
       kinds: Object.fromEntries(MIX.map(([k]) => [k, { times: [] as number[], errors: 0 }])) as Record<Kind, { times: number[]; errors: number }>,
       first: [],
       steady: [],
-      allAnswered: new Promise<number>((r) => (answered = r)),
-      answered: (seconds) => answered(seconds),
+      rampS: Number.NaN,
+      allAnswered: () => allAnswered(),
     };
     // The probe starts once the load's own connections are all accepted and answered (at most half-way through): it
     // then tells what a new visitor waits under the load, not the queue of the load's 200 connections at its start.
     const load = mixedLoad(bases, setup, DURATION_S, CONNECTIONS, record);
-    await Promise.race([record.allAnswered, new Promise((r) => setTimeout(r, (DURATION_S * 1000) / 2))]);
+    await Promise.race([answered, new Promise((r) => setTimeout(r, (DURATION_S * 1000) / 2))]);
     const sonde = probe(base);
     const result = await load;
     const probeMaxMs = await sonde.stop();
-    const rampS = await Promise.race([record.allAnswered, Promise.resolve(Number.NaN)]);
     const first = record.first.sort((a, b) => a - b);
     const steady = record.steady.sort((a, b) => a - b);
     const loops = [];
@@ -379,7 +384,7 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
       errors: result.errors + result.timeouts + result.non2xx,
       perKind,
       steady: { p50: percentile(steady, 50), p99: percentile(steady, 99), max: steady.at(-1) ?? NaN },
-      rampS,
+      rampS: record.rampS,
       firstP99: percentile(first, 99),
       firstMax: first.at(-1) ?? NaN,
       stallMaxMs: loop.maxMs,

@@ -69,14 +69,13 @@ export class CheckpointsEnArrierePlan {
 /**
  * The background thread's side: a PASSIVE checkpoint on a connection of its own, opened for it and closed after (the
  * thread keeps nothing and may stop at any time). Closing it never checkpoints nor removes the WAL: the app's
- * connection is still open. Returns the WAL's frames and how many of them are now in the database file.
+ * connection is still open.
  */
-export function checkpointPassif(fichier: string): { log: number; checkpointed: number } {
+export function checkpointPassif(fichier: string): void {
   // timeout 0: never wait for a lock (PASSIVE takes none that it would wait for).
   const connexion = new SqliteDatabase(fichier, { fileMustExist: true, timeout: 0 });
   try {
-    const [resultat] = connexion.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
-    return { log: resultat?.log ?? 0, checkpointed: resultat?.checkpointed ?? 0 };
+    connexion.pragma('wal_checkpoint(PASSIVE)');
   } finally {
     connexion.close();
   }

@@ -180,8 +180,14 @@ export function openDatabase(options: {
   sqlite.pragma('busy_timeout = 5000');
   // A full or read-only disk keeps its own error (pannes.ts: no ROLLBACK once SQLite has ended the transaction).
   const sqliteDialect = new SqliteDialect({ database: withStatementCache(sqlite) });
-  const checkpoints = new CheckpointsEnArrierePlan(sqlite.name, options.onCheckpointError ? { onErreur: options.onCheckpointError } : {});
-  const dialect = dialecteTemoin(wal ? durableApresCommit(sqliteDialect, sqlite, `${sqlite.name}-wal`, checkpoints) : sqliteDialect, () => sqlite.inTransaction);
+  const durable = () =>
+    durableApresCommit(
+      sqliteDialect,
+      sqlite,
+      `${sqlite.name}-wal`,
+      new CheckpointsEnArrierePlan(sqlite.name, options.onCheckpointError ? { onErreur: options.onCheckpointError } : {}),
+    );
+  const dialect = dialecteTemoin(wal ? durable() : sqliteDialect, () => sqlite.inTransaction);
   const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] });
   natifs.set(db, { kind: 'sqlite', sqlite });
   return { kind: 'sqlite', db };

@@ -2,9 +2,9 @@
 // composition of e-mails, the weak-password check (with its word lists), the steps that put a stored file in its
 // place (writing a small one held in memory, its folders, its rename, their fsyncs: each would wait for a turn of the
 // busy loop) and SQLite's checkpoints (db/checkpoint.ts) run on one background thread, started when first needed and
-// stopped after a quiet minute (its memory is given back). A failure there rejects with the same error kind, message and stack as the same work done in place, a
-// file system error with its code, call, number and paths too (its class and other fields do not cross); a thread
-// that dies rejects what was sent to it, and the next task starts a new one.
+// stopped after a quiet minute (its memory is given back). A failure there rejects with the same error kind, message
+// and stack as the same work done in place, a file system error with its code, call, number and paths too (its class
+// and other fields do not cross); a thread that dies rejects what was sent to it, and the next task starts a new one.
 import { Worker } from 'node:worker_threads';
 import type { Personne } from '../auth/motsDePasse.js';
 import type { DemandeRow } from '../db/schema.js';
@@ -28,7 +28,7 @@ export interface Taches {
   composerMail: { args: [mail: MailACompose, newline: 'unix' | 'windows']; result: { message: Uint8Array; envelope: { from: string; to: string[] } } };
   placerFichier: { args: [tmpPath: string, target: string, root: string]; result: void };
   placerOctets: { args: [octets: Uint8Array, tmpPath: string, target: string, root: string]; result: void };
-  checkpointSqlite: { args: [fichier: string]; result: { log: number; checkpointed: number } };
+  checkpointSqlite: { args: [fichier: string]; result: void };
 }
 
 const ARRET_APRES_MS = 60_000;
