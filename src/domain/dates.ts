@@ -1,23 +1,24 @@
 /** Dates as the town hall reads them: French format, Paris time (docs/produit.md « Liste des gestionnaires »: dd/mm/yyyy). */
+import { aLaPremiereUtilisation } from './paresseux.js';
 
-const jour = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'Europe/Paris' });
-const horodatage = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'Europe/Paris' });
+const jour = aLaPremiereUtilisation(() => new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'Europe/Paris' }));
+const horodatage = aLaPremiereUtilisation(() => new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'Europe/Paris' }));
 // A birth date is a calendar day, not an instant: format it as written.
-const jourCivil = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
+const jourCivil = aLaPremiereUtilisation(() => new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }));
 
 /** An instant (ISO time) as dd/mm/yyyy in Paris. */
 export function formatJour(iso: string): string {
-  return jour.format(new Date(iso));
+  return jour().format(new Date(iso));
 }
 
 /** An instant as dd/mm/yyyy hh:mm in Paris. */
 export function formatHorodatage(iso: string): string {
-  return horodatage.format(new Date(iso));
+  return horodatage().format(new Date(iso));
 }
 
 /** A calendar date (AAAA-MM-JJ) as dd/mm/yyyy. */
 export function formatJourCivil(date: string): string {
-  return jourCivil.format(new Date(date));
+  return jourCivil().format(new Date(date));
 }
 
 /** The earliest birth date accepted: an older one is a typing mistake (« 0192 » for « 1992 »). */

@@ -24,6 +24,7 @@ import {
   TYPE_DE_LOGEMENT_VALUES,
 } from './options.js';
 import { numeroDePageSchema, rechercheSchema } from './pagination.js';
+import { aLaPremiereUtilisation } from './paresseux.js';
 import { accord } from './pluriel.js';
 import { isStatut, STATUT_INITIAL, STATUTS, type Statut } from './statut.js';
 import { z } from './zod.js';
@@ -512,7 +513,7 @@ export const CHAMPS_DEMANDE = {
 
 export type ValeursDemande = Pick<DemandeComplete, ChampLu>;
 
-const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR', maximumFractionDigits: 2 });
+const euros = aLaPremiereUtilisation(() => new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR', maximumFractionDigits: 2 }));
 
 /** A field's value as people read it ('' when not given): option labels, dd/mm/yyyy dates, amounts in euros. */
 export function valeurLue(champ: ChampLu, d: ValeursDemande): string {
@@ -525,7 +526,7 @@ export function valeurLue(champ: ChampLu, d: ValeursDemande): string {
     case 'options':
       return (value as readonly string[]).map((v) => labelOf(def.options!, v)).join(', ');
     case 'montant':
-      return euros.format(value as number);
+      return euros().format(value as number);
     case 'jourCivil':
       return formatJourCivil(value as string);
     case 'instant':

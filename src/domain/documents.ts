@@ -1,4 +1,5 @@
 /** Document categories of a housing request and the accepted file types (docs/produit.md « Pièces jointes »). */
+import { aLaPremiereUtilisation } from './paresseux.js';
 import { z } from './zod.js';
 
 export const CATEGORIES = [
@@ -126,11 +127,11 @@ export function etatDuBloc(categorie: Categorie, documents: readonly Pick<Docume
   return 'accepte';
 }
 
-const tailleFormat = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
+const tailleFormat = aLaPremiereUtilisation(() => new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 }));
 /** A size as people read it: « 350 Ko », « 2,5 Mo ». */
 export function formatTaille(octets: number): string {
-  if (octets < 1024 * 1024) return `${tailleFormat.format(Math.max(1, octets / 1024))} Ko`;
-  return `${tailleFormat.format(octets / (1024 * 1024))} Mo`;
+  if (octets < 1024 * 1024) return `${tailleFormat().format(Math.max(1, octets / 1024))} Ko`;
+  return `${tailleFormat().format(octets / (1024 * 1024))} Mo`;
 }
 
 /**

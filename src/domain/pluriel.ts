@@ -1,11 +1,12 @@
 /** French grammar for the interface's texts: plurals by count, and « de » elided before a name. */
+import { aLaPremiereUtilisation } from './paresseux.js';
 
-const REGLES = new Intl.PluralRules('fr-FR');
-const NOMBRE = new Intl.NumberFormat('fr-FR');
+const regles = aLaPremiereUtilisation(() => new Intl.PluralRules('fr-FR'));
+const nombre = aLaPremiereUtilisation(() => new Intl.NumberFormat('fr-FR'));
 
 /** The word agreeing with n: French takes the singular for 0 and 1 (and 1,5), the plural from 2. */
 export function accord(n: number, singulier: string, pluriel: string): string {
-  return REGLES.select(n) === 'one' ? singulier : pluriel;
+  return regles().select(n) === 'one' ? singulier : pluriel;
 }
 
 /**
@@ -13,7 +14,7 @@ export function accord(n: number, singulier: string, pluriel: string): string {
  * narrow no-break space). The words may carry their agreement: pluriel(n, 'demande choisie', 'demandes choisies').
  */
 export function pluriel(n: number, singulier: string, pluriel: string): string {
-  return `${NOMBRE.format(n)} ${accord(n, singulier, pluriel)}`;
+  return `${nombre().format(n)} ${accord(n, singulier, pluriel)}`;
 }
 
 const VOYELLE = /^[aeiouœæ]/u;

@@ -1,3 +1,4 @@
+import { aLaPremiereUtilisation } from '../../../domain/paresseux.js';
 import type { Db } from '../../db/index.js';
 
 /**
@@ -7,7 +8,7 @@ import type { Db } from '../../db/index.js';
  * own), so these go through Kysely as any read, committed data only.
  */
 
-const ordreFrancais = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
+const ordreFrancais = aLaPremiereUtilisation(() => new Intl.Collator('fr', { sensitivity: 'base', numeric: true }));
 
 /** Each request's labels' names, in French alphabetical order; a request without labels is absent. */
 export async function etiquettesDesDemandes(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
@@ -25,7 +26,7 @@ export async function etiquettesDesDemandes(db: Db, ids: readonly string[]): Pro
     if (noms) noms.push(nom);
     else parDemande.set(demande, [nom]);
   }
-  for (const noms of parDemande.values()) noms.sort(ordreFrancais.compare);
+  for (const noms of parDemande.values()) noms.sort(ordreFrancais().compare);
   return parDemande;
 }
 

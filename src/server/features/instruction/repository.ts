@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { isGestionnaire } from '../../../domain/compte.js';
 import type { ActionJournal, EntreeJournal, ExportJournalise, Gestionnaire, Note } from '../../../domain/instruction.js';
 import { ACTIONS_JOURNAL, DERNIERS_EXPORTS_MAX, lireDetailExport } from '../../../domain/instruction.js';
+import { aLaPremiereUtilisation } from '../../../domain/paresseux.js';
 import type { Db } from '../../db/index.js';
 
 /** Who wrote or did it, as managers read it: « Prénom Nom », or a deleted account. */
 const nomDe = (r: { prenom: string | null; nom: string | null }) => (r.prenom || r.nom ? `${r.prenom ?? ''} ${r.nom ?? ''}`.trim() : 'Compte supprimé');
 
 /** Managers' names in the order people read them: accents and case aside. */
-const parNom = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
+const parNom = aLaPremiereUtilisation(() => new Intl.Collator('fr', { sensitivity: 'base', numeric: true }));
 
 /** The SQL of the managers' handling of requests: notes, « Suivie par », the audit (migration 0013). */
 export class InstructionRepository {
@@ -97,7 +98,7 @@ export class InstructionRepository {
   /** The accounts a request may be given to (managers and admins), by « Prénom Nom »; never their e-mail. */
   async gestionnaires(): Promise<Gestionnaire[]> {
     const rows = await this.db.selectFrom('user').select(['id', 'prenom', 'nom']).where('userType', 'in', ['manager', 'admin']).execute();
-    return rows.map((r) => ({ id: r.id, nom: nomDe(r) })).sort((a, b) => parNom.compare(a.nom, b.nom) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return rows.map((r) => ({ id: r.id, nom: nomDe(r) })).sort((a, b) => parNom().compare(a.nom, b.nom) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** A manager's or an admin's account: their name and their e-mail (to tell them); undefined for any other id. */
