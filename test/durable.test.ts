@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AUTO_CHECKPOINT_SECOURS, CheckpointsEnArrierePlan, COMMITS_PAR_CHECKPOINT } from '../src/server/db/checkpoint.js';
 import { natif, openDatabase, type Db } from '../src/server/db/index.js';
+import { RequetePreparee } from '../src/server/db/preparee.js';
 
 // SQLite's durable commits (docs/decisions/0014, src/server/db/durable.ts): a writer goes on only once the WAL
 // holding its commit is fsynced, and while that fsync runs the one connection serves the others. The disk is
@@ -75,6 +77,49 @@ describe('durable commits on SQLite', () => {
     // A read asks for no fsync and goes on.
     expect((await sql<{ n: number }>`select count(*) as n from t`.execute(db)).rows[0]!.n).toBe(1);
     expect(held).toHaveLength(0);
+  });
+
+  // The hot path's reads of one loop turn share one read transaction (lectures-groupees.ts).
+  const compter = () => new RequetePreparee<{ n: number }>(db, 'qv_test_compter', 'select count(*) as n from t', 'select count(*) as n from t');
+  const tourSuivant = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('reads of one loop turn see the database as of the first, and the next turn sees what was written meanwhile', async () => {
+    const lire = compter();
+    expect(await lire.first()).toEqual({ n: 0 });
+    // Another process writes during the turn: a WAL reader never stops it.
+    const autre = new SqliteDatabase(path.join(dir, 'app.db'), { timeout: 0 });
+    try {
+      autre.prepare('insert into t (x) values (9)').run();
+    } finally {
+      autre.close();
+    }
+    expect(await lire.first()).toEqual({ n: 0 });
+    await tourSuivant();
+    expect(await lire.first()).toEqual({ n: 1 });
+    await tourSuivant();
+    const n = natif(db)!;
+    expect(n.kind === 'sqlite' && n.sqlite.inTransaction).toBe(false);
+  });
+
+  it('a write or a transaction asked in the same turn as a read commits on its own and waits for its fsync', async () => {
+    const lire = compter();
+    await lire.first();
+    const write = sql`insert into t (x) values (3)`.execute(db);
+    await fsyncAsked();
+    held.shift()!(null);
+    await write;
+    await lire.first();
+    const transaction = db.transaction().execute((trx) => sql`insert into t (x) values (4)`.execute(trx));
+    await fsyncAsked();
+    held.shift()!(null);
+    await transaction;
+    // Both on the disk, seen from another connection.
+    const autre = new SqliteDatabase(path.join(dir, 'app.db'), { readonly: true });
+    try {
+      expect(autre.prepare('select x from t order by x').pluck().all()).toEqual([3, 4]);
+    } finally {
+      autre.close();
+    }
   });
 });
 

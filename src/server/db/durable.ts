@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import type SqliteDatabase from 'better-sqlite3';
 import type { DatabaseConnection, Dialect, Driver } from 'kysely';
 import type { CheckpointsEnArrierePlan } from './checkpoint.js';
+import { LecturesGroupees } from './lectures-groupees.js';
 
 /**
  * SQLite commits without waiting for the disk on the event loop, and is still durable when it answers
@@ -9,27 +11,30 @@ import type { CheckpointsEnArrierePlan } from './checkpoint.js';
  * holder waits for an fsync of the WAL file done on libuv's thread pool, so a transaction is on the disk
  * before its caller goes on. Commits made while an fsync runs share the next one (group commit): one fsync
  * per batch, none on the event loop, and the connection serves others during it. Each such commit is counted towards
- * the next checkpoint, which the background thread runs (checkpoint.ts).
+ * the next checkpoint, which the background thread runs (checkpoint.ts). The hot path's reads of a loop turn share one
+ * read transaction while no one holds the connection (lectures-groupees.ts): it ends before a holder runs anything.
  */
 export function durableApresCommit(
   dialect: Dialect,
-  sqlite: { inTransaction: boolean; prepare(sql: string): { pluck(): { get(): unknown } } },
+  sqlite: SqliteDatabase.Database,
   walPath: string,
   checkpoints: CheckpointsEnArrierePlan,
-): Dialect {
+): { dialect: Dialect; lectures: LecturesGroupees } {
   const wal = groupedFsync(walPath);
+  const file = new FileDAttente();
+  const lectures = new LecturesGroupees(sqlite, () => file.prise);
   // total_changes() counts rows written since the connection opened: a change since the last fsync asks for one.
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
   let synced = Number(totalChanges.get());
-  return proxied(dialect, {
+  const durable = proxied(dialect, {
     createDriver: (): Driver => {
       const driver = dialect.createDriver();
-      const file = new FileDAttente();
       let connection: DatabaseConnection | undefined;
       return proxied(driver, {
         destroy: async (): Promise<void> => {
           // The checkpoint running ends first: closing the connection then copies what is left and removes the WAL.
           await checkpoints.fermer();
+          lectures.fermer();
           await driver.destroy();
           await wal.close();
         },
@@ -38,6 +43,7 @@ export function durableApresCommit(
         // taken once, here, and never given back; this queue hands the connection on instead.
         acquireConnection: async (): Promise<DatabaseConnection> => {
           await file.prendre();
+          lectures.fermer();
           connection ??= await driver.acquireConnection();
           return connection;
         },
@@ -55,12 +61,18 @@ export function durableApresCommit(
       });
     },
   });
+  return { dialect: durable, lectures };
 }
 
 /** A lock handed to its waiters one by one, in the order they asked. */
 class FileDAttente {
   private occupee = false;
   private readonly attente: (() => void)[] = [];
+
+  /** Whether someone holds the lock (from the call to `prendre` that got it until the `rendre` that frees it). */
+  get prise(): boolean {
+    return this.occupee;
+  }
 
   prendre(): Promise<void> {
     if (!this.occupee) {

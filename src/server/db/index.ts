@@ -36,6 +36,7 @@ import * as m0028 from './migrations/0028_lots_completes.js';
 import * as m0029 from './migrations/0029_signalements_recherche_courte.js';
 import * as m0030 from './migrations/0030_signalements_fins_de_recherche.js';
 import { durableApresCommit } from './durable.js';
+import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
 import type { Database } from './schema.js';
 
@@ -140,7 +141,7 @@ export interface DbHandle {
  * The driver under a Db, for the few hot reads that run a statement prepared once instead of going
  * through Kysely (features/demandes/repository.ts `findStatut`).
  */
-export type Natif = { kind: 'sqlite'; sqlite: SqliteDatabase.Database } | { kind: 'postgres'; pool: pg.Pool };
+export type Natif = { kind: 'sqlite'; sqlite: SqliteDatabase.Database; lectures?: LecturesGroupees } | { kind: 'postgres'; pool: pg.Pool };
 const natifs = new WeakMap<Db, Natif>();
 export function natif(db: Db): Natif | undefined {
   return natifs.get(db);
@@ -180,16 +181,17 @@ export function openDatabase(options: {
   sqlite.pragma('busy_timeout = 5000');
   // A full or read-only disk keeps its own error (pannes.ts: no ROLLBACK once SQLite has ended the transaction).
   const sqliteDialect = new SqliteDialect({ database: withStatementCache(sqlite) });
-  const durable = () =>
-    durableApresCommit(
-      sqliteDialect,
-      sqlite,
-      `${sqlite.name}-wal`,
-      new CheckpointsEnArrierePlan(sqlite.name, options.onCheckpointError ? { onErreur: options.onCheckpointError } : {}),
-    );
-  const dialect = dialecteTemoin(wal ? durable() : sqliteDialect, () => sqlite.inTransaction);
+  const durable = wal
+    ? durableApresCommit(
+        sqliteDialect,
+        sqlite,
+        `${sqlite.name}-wal`,
+        new CheckpointsEnArrierePlan(sqlite.name, options.onCheckpointError ? { onErreur: options.onCheckpointError } : {}),
+      )
+    : undefined;
+  const dialect = dialecteTemoin(durable?.dialect ?? sqliteDialect, () => sqlite.inTransaction);
   const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] });
-  natifs.set(db, { kind: 'sqlite', sqlite });
+  natifs.set(db, durable ? { kind: 'sqlite', sqlite, lectures: durable.lectures } : { kind: 'sqlite', sqlite });
   return { kind: 'sqlite', db };
 }
 

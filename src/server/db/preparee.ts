@@ -7,7 +7,7 @@ import { natif, type Db, type Natif } from './index.js';
  * each request (issue 11: building a query and camel-casing its answer cost more than the lookup):
  * - SQLite: better-sqlite3 prepares it once; while a transaction is open on the connection (an await
  *   inside one), the read goes through Kysely instead, which waits for it to end, so that no uncommitted
- *   row is ever seen;
+ *   row is ever seen; in WAL mode the reads of one loop turn share a read transaction (lectures-groupees.ts);
  * - PostgreSQL: a named prepared statement (each pooled connection prepares it at its first use).
  * Columns are aliased to the names the code uses (`as "numeroUnique"`): the answer is used as it comes.
  */
@@ -33,7 +33,7 @@ export class RequetePreparee<R> {
   /** The first row of the answer, or undefined. */
   async first(...values: unknown[]): Promise<R | undefined> {
     const n = this.natif;
-    if (n?.kind === 'sqlite' && !n.sqlite.inTransaction) {
+    if (n?.kind === 'sqlite' && lisibleTelQuel(n)) {
       this.statement ??= n.sqlite.prepare<unknown[], R>(this.sqliteSql);
       return this.statement.get(...values);
     }
@@ -44,7 +44,7 @@ export class RequetePreparee<R> {
   async all(...values: unknown[]): Promise<R[]> {
     const n = this.natif;
     if (n?.kind === 'sqlite') {
-      if (!n.sqlite.inTransaction) {
+      if (lisibleTelQuel(n)) {
         this.statement ??= n.sqlite.prepare<unknown[], R>(this.sqliteSql);
         return this.statement.all(...values);
       }
@@ -56,4 +56,12 @@ export class RequetePreparee<R> {
     }
     return (await this.db.executeQuery<R>(CompiledQuery.raw(this.viaKysely, values))).rows as R[];
   }
+}
+
+/**
+ * SQLite: whether the statement may run on the connection at once: inside the loop turn's read transaction
+ * (lectures-groupees.ts, WAL only), or outside any transaction. Not while another holder's transaction is open.
+ */
+function lisibleTelQuel(n: Extract<Natif, { kind: 'sqlite' }>): boolean {
+  return n.lectures?.entrer() === true || !n.sqlite.inTransaction;
 }
