@@ -8,7 +8,8 @@ import { SESSION_EXPIRES_IN_S, SESSION_UPDATE_AGE_S } from './sessions.js';
  * The session read of the app's own routes, without better-auth's endpoint machinery (0.9 ms per
  * request, issue 11): the cookie's signature checked as better-auth checks it, then one indexed query on
  * the session's hashed token joined to its account. The session table stays the only authority: a
- * sign-out, a revocation or an account's deletion removes the row, and the very next request is anonymous.
+ * sign-out, a revocation or an account's deletion removes the row, and the very next request is anonymous
+ * (one made by another process, the `user` CLI on SQLite, from the next turn of the event loop: db/lectures-groupees.ts).
  * Whatever better-auth would do more than read (delete an expired session, push the expiry forward) is
  * left to better-auth itself: `lireSession` then answers 'better-auth' and the caller asks it.
  */

@@ -40,7 +40,10 @@ export class LecturesGroupees {
     return true;
   }
 
-  /** Ends the turn's read transaction, if open. It wrote nothing: its end never waits and never fails for a lock. */
+  /**
+   * Ends the turn's read transaction, if open. It wrote nothing: its end never waits and never fails for a lock. Never
+   * throws: durable.ts calls it holding the connection's lock, which must be given on whatever happens.
+   */
   fermer(): void {
     if (!this.ouverte) return;
     this.ouverte = false;
@@ -48,8 +51,13 @@ export class LecturesGroupees {
     try {
       this.fin.run();
     } catch {
-      // A read-only transaction's end cannot meet a lock; whatever else stopped it, nothing is left open.
-      if (this.sqlite.inTransaction) this.sqlite.prepare('rollback').run();
+      // Whatever stopped the end (a connection broken meanwhile), nothing is left open if it can be helped; the holder's
+      // own statement then meets the connection's error, which is answered as any.
+      try {
+        if (this.sqlite.inTransaction) this.sqlite.prepare('rollback').run();
+      } catch {
+        /* the connection's error reaches the next statement */
+      }
     }
   }
 }
