@@ -1,5 +1,7 @@
+import { scryptSync } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookieOf, createTestApp, lienRecu, type TestContext } from './helpers.js';
+import { cookieOf, createTestApp, hachageDeTest, lienRecu, type TestContext } from './helpers.js';
 
 /** The French weak-password rule (src/server/auth/motsDePasse.ts) on every way of choosing a password. */
 let ctx: TestContext;
@@ -87,5 +89,43 @@ describe('changing or resetting a password follows the same rule', () => {
       expect([newPassword, refused.statusCode, refused.json().error.code]).toEqual([newPassword, 400, 'PASSWORD_TOO_COMMON']);
     }
     expect((await reset('cheval-agrafe-pluie-velo')).statusCode).toBe(200);
+  });
+});
+
+describe('how passwords are kept', () => {
+  /** The stored hash of an account's password: `salt:key`, both in hex. */
+  const stored = async (app: TestContext['app'], email: string) => {
+    // better-auth's own column, not in the app's schema.
+    const { rows } = await sql<{ password: string }>`select a.password from account a join "user" u on u.id = a.user_id where u.email = ${email} and a.provider_id = 'credential'`.execute(app.deps.db);
+    const [salt, key] = rows[0]!.password.split(':');
+    return { salt: salt!, key: key! };
+  };
+  const scrypt = (password: string, salt: string, N: number) => scryptSync(password.normalize('NFKC'), salt, 64, { N, r: 16, p: 1, maxmem: 64 * 1024 * 1024 }).toString('hex');
+
+  it('the app hashes them with scrypt at N = 16,384 (the tests pass a cheaper one: test/helpers.ts)', async () => {
+    const production = await createTestApp({}, { motsDePasse: undefined });
+    try {
+      const body = inscription();
+      const res = await production.app.inject({ method: 'POST', url: '/app/api/user/inscription', payload: body });
+      expect(res.statusCode, res.body).toBe(201);
+      const { salt, key } = await stored(production.app, body.email);
+      expect(key).toBe(scrypt(body.password, salt, 16_384));
+      expect(await hachageDeTest.verify({ hash: `${salt}:${key}`, password: body.password })).toBe(false);
+      const signIn = await production.app.inject({ method: 'POST', url: '/app/api/auth/sign-in/email', payload: { email: body.email, password: body.password } });
+      expect(signIn.statusCode, signIn.body).toBe(200);
+    } finally {
+      await production.close();
+    }
+  });
+
+  it('the tests’ own hashing is scrypt too, and refuses a wrong password', async () => {
+    const body = inscription();
+    expect((await signUp(body)).statusCode).toBe(201);
+    const { salt, key } = await stored(ctx.app, body.email);
+    expect(key).toBe(scrypt(body.password, salt, 16));
+    const wrong = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/sign-in/email', payload: { email: body.email, password: 'pas le bon mot de passe' } });
+    expect(wrong.statusCode).toBe(401);
+    const right = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/sign-in/email', payload: { email: body.email, password: body.password } });
+    expect(right.statusCode, right.body).toBe(200);
   });
 });

@@ -12,7 +12,7 @@ import { MESSAGES } from '../domain/erreurs.js';
 import { OPEN311_CHEMIN } from '../domain/open311.js';
 import { registerRequestDecorations } from './auth/guards.js';
 import { AuthALaDemande } from './auth/a-la-demande.js';
-import type { AuthRateLimits } from './auth/index.js';
+import type { AuthRateLimits, HachageDesMotsDePasse } from './auth/index.js';
 import { authSecret } from './auth/secret.js';
 import authRoutes from './auth/routes.js';
 import { origineDesTuiles, type Config, type TrustProxy } from './config.js';
@@ -153,6 +153,11 @@ export interface AppOptions {
   logger?: boolean | object;
   /** The clock of services and scheduled jobs (default: the system's); tests drive time with it. */
   now?: () => Date;
+  /**
+   * How passwords are hashed (default: better-auth's scrypt, ~0.2 s of CPU per sign-up or sign-in on a CI machine);
+   * the tests pass a cheaper one (test/helpers.ts, docs/decisions/0022).
+   */
+  motsDePasse?: HachageDesMotsDePasse;
 }
 
 /**
@@ -308,6 +313,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       mailer,
       rateLimit: { signIn: rateLimits.auth },
       log: app.log,
+      ...(options.motsDePasse ? { motsDePasse: options.motsDePasse } : {}),
       onOAuthSignUp: async (userId, inviterUid) => {
         // Google accounts live in the district too (the only city and quartier of the sign-up lists).
         await comptes.update(userId, { ville: VILLE, quartier: QUARTIER, ...placeSlugs(VILLE, QUARTIER) });

@@ -175,6 +175,14 @@ export interface AuthDeps {
   log: FastifyBaseLogger;
   /** An account was just created through Google, maybe from an invitation link. */
   onOAuthSignUp: (userId: string, inviterUid: string | undefined) => Promise<void>;
+  /** How passwords are hashed and checked; by default better-auth's (scrypt, N = 16384, on libuv's threads). */
+  motsDePasse?: HachageDesMotsDePasse;
+}
+
+/** better-auth's password hashing, replaceable (`AppOptions.motsDePasse`: the tests' cheaper one, test/helpers.ts). */
+export interface HachageDesMotsDePasse {
+  hash(password: string): Promise<string>;
+  verify(data: { hash: string; password: string }): Promise<boolean>;
 }
 
 /** better-auth as the app configures it; built by AuthALaDemande (a-la-demande.ts) when first needed. */
@@ -208,6 +216,7 @@ export function createAuth(deps: AuthDeps) {
       requireEmailVerification: false,
       autoSignIn: true,
       revokeSessionsOnPasswordReset: true,
+      ...(deps.motsDePasse ? { password: deps.motsDePasse } : {}),
       // The owner proved they read the address's mail: a lock on signing in to it ends.
       onPasswordReset: async ({ user }) => {
         await throttle.forget('sign-in', user.email);
