@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatedRequest } from '../bench/seed.js';
 import { TOTAL_BORNE } from '../src/domain/demande.js';
 import { statutRang } from '../src/domain/statut.js';
-import type { Db } from '../src/server/db/index.js';
+import { natif, type Db } from '../src/server/db/index.js';
 import type { NewDemande } from '../src/server/db/schema.js';
 import { createAccount, createTestApp, type TestContext } from './helpers.js';
 
@@ -201,6 +201,30 @@ describe('the list finds what every row would show, by index', () => {
     expect(await porteurs()).toHaveLength(TOTAL_BORNE + 1);
     await conforme(`etiquette=${large}`, await porteurs());
     await conforme(`etiquette=${large}&sort=nom&order=asc`, await oracleLarge(large));
+  });
+
+  it('SQLite: collects a status’s keys from the index of statuses and erasures alone, reading no row (migration 0031)', async () => {
+    const n = natif(ctx.app.deps.db);
+    if (n?.kind !== 'sqlite') return;
+    // The statements the list runs, as better-sqlite3 receives them.
+    const sources: string[] = [];
+    const statement = Object.getPrototypeOf(n.sqlite.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+    const all = statement.all;
+    statement.all = function (this: { source: string }, ...args: unknown[]) {
+      sources.push(this.source);
+      return all.apply(this, args);
+    };
+    try {
+      expect((await list('status=En%20attente')).json()).toMatchObject({ total: TOTAL_BORNE, totalExact: false });
+    } finally {
+      statement.all = all;
+    }
+    const cles = sources.find((s) => s.startsWith('select rowid as "k" from "housing_requests"'));
+    expect(cles).toContain('statut_de_la_demande = ?');
+    const plan = n.sqlite
+      .prepare(`explain query plan ${cles!}`)
+      .all(...Array.from({ length: cles!.split('?').length - 1 }, () => null)) as { detail: string }[];
+    expect(plan.map((r) => r.detail)).toEqual(['SEARCH housing_requests USING COVERING INDEX housing_requests_statut_effacee_idx (statut_de_la_demande=? AND effacee_le=?)']);
   });
 
   it('has more than TOTAL_BORNE requests ending their validity within the month (the bound is crossed above)', async () => {

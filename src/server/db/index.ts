@@ -35,6 +35,7 @@ import * as m0027 from './migrations/0027_etiquettes_indexees.js';
 import * as m0028 from './migrations/0028_lots_completes.js';
 import * as m0029 from './migrations/0029_signalements_recherche_courte.js';
 import * as m0030 from './migrations/0030_signalements_fins_de_recherche.js';
+import * as m0031 from './migrations/0031_statut_effacee.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -128,6 +129,7 @@ const migrations: Record<string, Migration> = {
   '0028_lots_completes': m0028,
   '0029_signalements_recherche_courte': m0029,
   '0030_signalements_fins_de_recherche': m0030,
+  '0031_statut_effacee': m0031,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

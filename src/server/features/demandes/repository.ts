@@ -653,15 +653,24 @@ export class DemandesRepository {
     ).rows.map((r) => r.k);
     if (keys.length > TOTAL_BORNE) return null;
     if (offset >= keys.length) return { rows: [], total: keys.length, exact: true };
-    // `+column`: SQLite reads these rows by rowid and sorts them, never walks the sort index for them.
+    // The page's rowids first, the list's columns then for those rows only: sorting the matches with their
+    // fourteen columns cost three times as much (785 matches: 2.7 -> 0.8 ms). `+column`: SQLite reads these rows by
+    // rowid and sorts them, never walks the sort index for them.
+    const tri = sql`+${sql.ref(SORT_COLUMN[q.sort])}`;
+    const page = this.db
+      .selectFrom('housingRequests')
+      .select(sql<number>`rowid`.as('k'))
+      .where(sql<boolean>`rowid in (select value from json_each(${JSON.stringify(keys)}))`)
+      .orderBy(tri, q.order)
+      .orderBy('id', q.order)
+      .limit(q.pageSize)
+      .offset(offset);
     const rows = (await this.db
       .selectFrom('housingRequests')
       .select([...COLONNES_LIGNE])
-      .where(sql<boolean>`rowid in (select value from json_each(${JSON.stringify(keys)}))`)
-      .orderBy(sql`+${sql.ref(SORT_COLUMN[q.sort])}`, q.order)
+      .where(sql<boolean>`rowid in (${page})`)
+      .orderBy(tri, q.order)
       .orderBy('id', q.order)
-      .limit(q.pageSize)
-      .offset(offset)
       .execute()) as LigneSansEtiquettes[];
     return { rows, total: keys.length, exact: true };
   }
