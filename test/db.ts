@@ -3,15 +3,16 @@ import pg from 'pg';
 
 /**
  * A fresh database for one test file: a temp SQLite file, or — when DATABASE_URL is set (CI's
- * PostgreSQL run) — a new PostgreSQL database created from it and dropped afterwards.
+ * PostgreSQL run) — a new PostgreSQL database created from it and dropped afterwards; a copy of `modele` when given
+ * (a database already migrated, test/global-setup.ts: the app's start then has no migration left to run).
  */
-export async function freshDatabaseUrl(prefix = 'qv_test'): Promise<{ url: string | undefined; drop(): Promise<void> }> {
+export async function freshDatabaseUrl(prefix = 'qv_test', modele?: string): Promise<{ url: string | undefined; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) return { url: undefined, drop: async () => {} };
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(modele ? `CREATE DATABASE ${name} TEMPLATE ${modele}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;

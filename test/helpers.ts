@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../src/server/app.js';
 import { loadConfig, type Config } from '../src/server/config.js';
 import { freshDatabaseUrl } from './db.js';
@@ -43,7 +44,8 @@ export async function createTestApp(
   options: AppOptions = {},
 ): Promise<TestContext> {
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-test-'));
-  const database = await freshDatabaseUrl();
+  // The migrated database to copy, under Vitest (the fuzz bench builds its app here too, without it).
+  const database = await freshDatabaseUrl('qv_test', process.env.VITEST ? inject('modeleMigre') : undefined);
   const config = loadConfig(
     {
       DATA_DIR: dataDir,
