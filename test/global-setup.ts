@@ -23,9 +23,12 @@ export async function setup(project: TestProject): Promise<(() => Promise<void>)
   const { db } = openDatabase({ databaseUrl: modele.url, dataDir: '' });
   try {
     await migrate(db);
-  } finally {
+  } catch (error) {
     await db.destroy();
+    await modele.drop();
+    throw error;
   }
+  await db.destroy();
   project.provide('modeleMigre', new URL(modele.url!).pathname.slice(1));
   return () => modele.drop();
 }
