@@ -15,6 +15,7 @@
 // Targets on SQLite: p99 <= 150 ms, 0 errors, longest event-loop stall <= 50 ms. Each connection asks again as soon as it
 // is answered (a closed loop): the mean latency is then the connections over the throughput (Little's law, printed).
 // BENCH_PORT (default 3930) moves the port; BENCH_CPU_PROF=dir writes the server's CPU profile of the load there;
+// BENCH_TURN_BUDGET_MS sets the server's HTTP_TURN_BUDGET_MS (default: the server's, 10 ms; 0 = off; docs/decisions/0023);
 // BENCH_KIND=upload (or lookup, list, create, status) runs that kind alone; BENCH_SERVER_ROOT=<dir> runs the server
 // built in another checkout (a "before" figure).
 import { randomBytes } from 'node:crypto';
@@ -313,6 +314,7 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
         PUBLIC_URL: base,
         ADRESSE_API_URL: 'http://127.0.0.1:9/',
         RATE_LIMIT_MULTIPLIER: '1000',
+        ...(process.env.BENCH_TURN_BUDGET_MS ? { HTTP_TURN_BUDGET_MS: process.env.BENCH_TURN_BUDGET_MS } : {}),
         BOUCLE_OUT: loopFiles[i]!,
         ...(profileDir ? { BOUCLE_PROFILE: path.join(profileDir, `charge-${kind}-${instances}-${i}.cpuprofile`) } : {}),
         ...(database.url ? { DATABASE_URL: database.url } : {}),
@@ -432,7 +434,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.BENCH_PORT ?? 3930);
   if (!(await portFree(port))) throw new Error(`port ${port} is taken (BENCH_PORT moves it)`);
   console.log(
-    `Mixed load (issue 11 point 4): ${CONNECTIONS} connections, ${DURATION_S} s, ${SEEDED} requests seeded; mix ${MIX.map(([k, s]) => `${k} ${Math.round(s * 100)} %`).join(', ')}${QUICK ? ' (--quick)' : ''}`,
+    `Mixed load (issue 11 point 4): ${CONNECTIONS} connections, ${DURATION_S} s, ${SEEDED} requests seeded; mix ${MIX.map(([k, s]) => `${k} ${Math.round(s * 100)} %`).join(', ')}${QUICK ? ' (--quick)' : ''}; API turn budget ${process.env.BENCH_TURN_BUDGET_MS ?? 'the default (10)'} ms`,
   );
   // The machine's load when the bench starts: figures from a busy machine are not comparable.
   console.log(`  load average before: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);

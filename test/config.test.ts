@@ -79,11 +79,14 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16 ,::1, fd00::/8, loopback ' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
   });
 
-  it('reads the HTTP timeouts and the slowest body accepted, with working defaults', () => {
-    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 3_600_000, idleTimeoutMs: 60_000, bodyMinRate: 512, bodyRateWindowMs: 15_000 });
+  it('reads the HTTP timeouts, the slowest body accepted and the turn budget, with working defaults', () => {
+    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 3_600_000, idleTimeoutMs: 60_000, bodyMinRate: 512, bodyRateWindowMs: 15_000, turnBudgetMs: 10 });
     expect(
-      loadConfig({ HTTP_HEADERS_TIMEOUT_S: '5', HTTP_REQUEST_TIMEOUT_S: '600', HTTP_IDLE_TIMEOUT_S: '45', HTTP_BODY_MIN_RATE: '0', HTTP_BODY_RATE_WINDOW_S: '30' }).http,
-    ).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 600_000, idleTimeoutMs: 45_000, bodyMinRate: 0, bodyRateWindowMs: 30_000 });
+      loadConfig({ HTTP_HEADERS_TIMEOUT_S: '5', HTTP_REQUEST_TIMEOUT_S: '600', HTTP_IDLE_TIMEOUT_S: '45', HTTP_BODY_MIN_RATE: '0', HTTP_BODY_RATE_WINDOW_S: '30', HTTP_TURN_BUDGET_MS: '0' }).http,
+    ).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 600_000, idleTimeoutMs: 45_000, bodyMinRate: 0, bodyRateWindowMs: 30_000, turnBudgetMs: 0 });
+    expect(() => loadConfig({ HTTP_TURN_BUDGET_MS: '5 ms' })).toThrow(
+      'Configuration invalide : HTTP_TURN_BUDGET_MS doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours) (valeur reçue : « 5 ms »).',
+    );
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_S: '60', HTTP_REQUEST_TIMEOUT_S: '30' })).toThrow(
       'Configuration invalide : HTTP_HEADERS_TIMEOUT_S doit être inférieur ou égal à HTTP_REQUEST_TIMEOUT_S (30).',
     );

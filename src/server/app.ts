@@ -21,6 +21,7 @@ import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './d
 import { clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
 import { LocalBus, PostgresBus, RedisBus, type EventBus } from './events/index.js';
 import type { FluxEnDirect } from './events/flux.js';
+import { ToursDeBoucle } from './exploitation/tours.js';
 import { installerExploitation, verificationsDeBase, type Verification } from './exploitation/index.js';
 import adressesRoutes from './features/adresses/routes.js';
 import carte from './features/carte/index.js';
@@ -369,6 +370,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // /healthz, /readyz, /metrics and the graceful close (exploitation/), before the features register their live streams.
   await installerExploitation(app);
 
+  // The API's requests share each turn of the event loop within this budget (exploitation/tours.ts).
+  const tours = config.http.turnBudgetMs > 0 ? new ToursDeBoucle(config.http.turnBudgetMs) : undefined;
   await app.register(
     async (api) => {
       // One cheap hook before every API route (a callback: an async hook costs the status lookup 5 %):
@@ -379,7 +382,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       api.addHook('onRequest', (request, reply, done) => {
         reply.header('Cache-Control', 'private, no-store');
         if (request.url.includes('%00')) return done(nulByteError());
-        done(origineRefusee(request.method, request.headers, publicOrigin) ? origineRefuseeError() : undefined);
+        if (origineRefusee(request.method, request.headers, publicOrigin)) return done(origineRefuseeError());
+        if (tours) tours.admettre(done as () => void);
+        else done();
       });
       await api.register(demandes);
       await api.register(instruction);

@@ -283,6 +283,16 @@ export const envSchema = z.object({
       .default(512),
   ),
   HTTP_BODY_RATE_WINDOW_S: seconds(1, 300, 15),
+  // The API's share of each turn of the event loop (exploitation/tours.ts, docs/decisions/0023).
+  HTTP_TURN_BUDGET_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
+      .int({ error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
+      .min(0, { error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
+      .max(1000, { error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
+      .default(10),
+  ),
   LEGAL_EDITEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Ville d’Aix-en-Provence — mairie annexe du Jas de Bouffan")),
   LEGAL_ADRESSE: z.preprocess(emptyToUndefined, z.string().trim().default('Hôtel de Ville, 13616 Aix-en-Provence Cedex 1')),
   LEGAL_CONTACT: z.preprocess(emptyToUndefined, z.string().trim().default('Mairie annexe du Jas de Bouffan, rue Charloun-Rieu, 13090 Aix-en-Provence')),
@@ -405,7 +415,7 @@ export interface Config {
   /** false, a hop count, or the proxies' addresses (see parseTrustProxy). */
   trustProxy: TrustProxy;
   /** HTTP timeouts, in milliseconds, and the slowest body accepted (securite/lenteur.ts). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; bodyMinRate: number; bodyRateWindowMs: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; bodyMinRate: number; bodyRateWindowMs: number; turnBudgetMs: number };
   /** Scales every rate limit (e.g. 10 for a town-hall kiosk where many people share one address). */
   rateLimitMultiplier: number;
   logLevel: string;
@@ -526,6 +536,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_S * 1000,
       bodyMinRate: e.HTTP_BODY_MIN_RATE,
       bodyRateWindowMs: e.HTTP_BODY_RATE_WINDOW_S * 1000,
+      turnBudgetMs: e.HTTP_TURN_BUDGET_MS,
     },
     rateLimitMultiplier: e.RATE_LIMIT_MULTIPLIER,
     logLevel: e.LOG_LEVEL,

@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ToursDeBoucle } from '../src/server/exploitation/tours.js';
+import { createTestApp, demande } from './helpers.js';
+
+/**
+ * The API's share of each turn of the event loop (src/server/exploitation/tours.ts). The clock is the test's own: each
+ * task « costs » what it adds to it, so what runs in which turn does not depend on the machine's speed.
+ */
+describe('the requests share each turn of the event loop', () => {
+  let arret = false;
+  afterEach(() => {
+    arret = true;
+  });
+
+  /** Counts the turns of the loop: a setImmediate that queues itself again (it runs first in each check phase). */
+  function compteurDeTours(): () => number {
+    arret = false;
+    let tour = 0;
+    const tic = () => {
+      tour += 1;
+      if (!arret) setImmediate(tic);
+    };
+    setImmediate(tic);
+    return () => tour;
+  }
+
+  async function quandVide(tours: ToursDeBoucle): Promise<void> {
+    for (let i = 0; i < 1000 && tours.enAttente > 0; i += 1) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+  }
+
+  it('starts a request at once while the turn has time left and no one waits', () => {
+    let horloge = 0;
+    const tours = new ToursDeBoucle(10, () => horloge);
+    const faits: number[] = [];
+    tours.admettre(() => {
+      faits.push(1);
+      horloge += 3;
+    });
+    expect(faits).toEqual([1]);
+    expect(tours.enAttente).toBe(0);
+  });
+
+  it('serves the rest first come, first served, spending at most the budget (and one request) in each turn', async () => {
+    const tour = compteurDeTours();
+    let horloge = 0;
+    const tours = new ToursDeBoucle(10, () => horloge);
+    const faits: { n: number; tour: number; cout: number }[] = [];
+    // Each request arrives on its own socket callback (here an immediate of its own), as in the server.
+    for (let n = 1; n <= 12; n += 1) {
+      setImmediate(() =>
+        tours.admettre(() => {
+          faits.push({ n, tour: tour(), cout: 4 });
+          horloge += 4;
+        }),
+      );
+    }
+    await quandVide(tours);
+    await quandVide(tours);
+    expect(faits.map((f) => f.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    const parTour = new Map<number, number>();
+    for (const f of faits) parTour.set(f.tour, (parTour.get(f.tour) ?? 0) + f.cout);
+    expect(parTour.size).toBeGreaterThanOrEqual(4);
+    for (const cout of parTour.values()) expect(cout).toBeLessThanOrEqual(10 + 4);
+  });
+
+  it('counts what a request does in the promises it chains before the next one starts', async () => {
+    const tour = compteurDeTours();
+    let horloge = 0;
+    const tours = new ToursDeBoucle(10, () => horloge);
+    const faits: { n: number; tour: number }[] = [];
+    horloge = 10; // this turn's budget is already spent: every request waits
+    tours.admettre(() => {});
+    horloge = 100;
+    for (let n = 1; n <= 9; n += 1) {
+      tours.admettre(() => {
+        void (async () => {
+          await null;
+          await null;
+          faits.push({ n, tour: tour() });
+          horloge += 4;
+        })();
+      });
+    }
+    expect(tours.enAttente).toBe(9);
+    await quandVide(tours);
+    await quandVide(tours);
+    expect(faits.map((f) => f.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const parTour = new Map<number, number>();
+    for (const f of faits) parTour.set(f.tour, (parTour.get(f.tour) ?? 0) + 1);
+    // 4 units each against a budget of 10: three a turn, never the nine at once.
+    expect([...parTour.values()]).toEqual([3, 3, 3]);
+  });
+});
+
+describe('the app under a turn budget of 1 ms', () => {
+  it('answers every one of 30 creations and 30 lookups sent at once, in full, and saves each creation', async () => {
+    const ctx = await createTestApp({ HTTP_TURN_BUDGET_MS: '1', RATE_LIMIT_MULTIPLIER: '100' });
+    try {
+      const creees = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: `013tours${String(i).padStart(5, '0')}` }) })),
+      );
+      expect(creees.map((r) => r.statusCode)).toEqual(Array(30).fill(201));
+      const lues = await Promise.all(creees.map((r) => ctx.app.inject({ method: 'GET', url: `/app/api/logement/${(r.json().data as { numeroUnique: string }).numeroUnique}` })));
+      expect(lues.map((r) => r.statusCode)).toEqual(Array(30).fill(200));
+      expect(lues.map((r) => (r.json().data as { numeroUnique: string }).numeroUnique)).toEqual(creees.map((r) => (r.json().data as { numeroUnique: string }).numeroUnique));
+      const { n } = await ctx.app.deps.db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect(Number(n)).toBe(30);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
