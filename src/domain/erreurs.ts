@@ -105,6 +105,8 @@ export const MESSAGES = {
     'Cette demande ne peut plus être modifiée : la mairie annexe a commencé à la traiter. Si une information a changé, écrivez-lui un message depuis la page de la demande.',
   origineRefusee: 'Requête refusée : elle ne vient pas du site Quartier Vivant. Rechargez la page puis réessayez.',
   corpsTropLent: "L’envoi est trop lent ou interrompu : la requête a été abandonnée. Vérifiez votre connexion puis réessayez.",
+  /** The client left while its request waited its turn (server/exploitation/tours.ts): nothing was done. */
+  connexionCoupee: 'La connexion a été coupée avant que la requête soit traitée : rien n’a été fait. Réessayez.',
   disquePlein: "Le serveur manque d’espace pour enregistrer votre envoi. Rien n’a été enregistré ; réessayez plus tard ou prévenez la mairie annexe.",
   /** A password-reset link already used, expired, or made up: what to do next (« Mot de passe oublié »). */
   lienMotDePassePerime: 'Ce lien n’est plus valable : il a déjà servi ou a expiré. Demandez-en un nouveau depuis «\u00a0Mot de passe oublié\u00a0».',

@@ -18,7 +18,7 @@ import authRoutes from './auth/routes.js';
 import { origineDesTuiles, type Config, type TrustProxy } from './config.js';
 import { serializerCompiler } from './serializer.js';
 import { migrate, openDatabase, optimiseSearch, type Db, type DbKind } from './db/index.js';
-import { clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
+import { ApiError, clientErrorHandler, errorBody, frameworkErrors, hasNulByte, installErrorHandlers, nulByteError } from './errors.js';
 import { LocalBus, PostgresBus, RedisBus, type EventBus } from './events/index.js';
 import type { FluxEnDirect } from './events/flux.js';
 import { ToursDeBoucle } from './exploitation/tours.js';
@@ -371,7 +371,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await installerExploitation(app);
 
   // The API's requests share each turn of the event loop within this budget (exploitation/tours.ts).
-  const tours = config.http.turnBudgetMs > 0 ? new ToursDeBoucle(config.http.turnBudgetMs) : undefined;
+  const tours = config.http.turnBudgetMs > 0 ? new ToursDeBoucle(config.http.turnBudgetMs, (error) => app.log.error({ err: error }, 'démarrage d’une requête en attente échoué')) : undefined;
   await app.register(
     async (api) => {
       // One cheap hook before every API route (a callback: an async hook costs the status lookup 5 %):
@@ -383,8 +383,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         reply.header('Cache-Control', 'private, no-store');
         if (request.url.includes('%00')) return done(nulByteError());
         if (origineRefusee(request.method, request.headers, publicOrigin)) return done(origineRefuseeError());
-        if (tours) tours.admettre(done as () => void);
-        else done();
+        if (!tours) return done();
+        // A request whose client left while it waited is not run (a POST's effects included).
+        tours.admettre(() => (request.raw.socket?.destroyed ? done(new ApiError(408, 'TIMEOUT', MESSAGES.connexionCoupee)) : done()));
       });
       await api.register(demandes);
       await api.register(instruction);
