@@ -15,7 +15,8 @@
 // Targets on SQLite: p99 <= 150 ms, 0 errors, longest event-loop stall <= 50 ms. Each connection asks again as soon as it
 // is answered (a closed loop): the mean latency is then the connections over the throughput (Little's law, printed).
 // BENCH_PORT (default 3930) moves the port; BENCH_CPU_PROF=dir writes the server's CPU profile of the load there;
-// BENCH_TURN_BUDGET_MS sets the server's HTTP_TURN_BUDGET_MS (default: the server's, 10 ms; 0 = off; docs/decisions/0023);
+// BENCH_TURN_BUDGET_MS sets the server's HTTP_TURN_BUDGET_MS (default: the server's, 10 ms on SQLite, off on PostgreSQL;
+// docs/decisions/0023);
 // BENCH_KIND=upload (or lookup, list, create, status) runs that kind alone; BENCH_SERVER_ROOT=<dir> runs the server
 // built in another checkout (a "before" figure).
 import { randomBytes } from 'node:crypto';
@@ -434,7 +435,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.BENCH_PORT ?? 3930);
   if (!(await portFree(port))) throw new Error(`port ${port} is taken (BENCH_PORT moves it)`);
   console.log(
-    `Mixed load (issue 11 point 4): ${CONNECTIONS} connections, ${DURATION_S} s, ${SEEDED} requests seeded; mix ${MIX.map(([k, s]) => `${k} ${Math.round(s * 100)} %`).join(', ')}${QUICK ? ' (--quick)' : ''}; API turn budget ${process.env.BENCH_TURN_BUDGET_MS ?? 'the default (10)'} ms`,
+    `Mixed load (issue 11 point 4): ${CONNECTIONS} connections, ${DURATION_S} s, ${SEEDED} requests seeded; mix ${MIX.map(([k, s]) => `${k} ${Math.round(s * 100)} %`).join(', ')}${QUICK ? ' (--quick)' : ''}; API turn budget ${process.env.BENCH_TURN_BUDGET_MS ? `${process.env.BENCH_TURN_BUDGET_MS} ms` : 'the default (SQLite 10 ms, PostgreSQL off)'}`,
   );
   // The machine's load when the bench starts: figures from a busy machine are not comparable.
   console.log(`  load average before: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);

@@ -80,7 +80,7 @@ describe('configuration', () => {
   });
 
   it('reads the HTTP timeouts, the slowest body accepted and the turn budget, with working defaults', () => {
-    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 3_600_000, idleTimeoutMs: 60_000, bodyMinRate: 512, bodyRateWindowMs: 15_000, turnBudgetMs: 10 });
+    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 3_600_000, idleTimeoutMs: 60_000, bodyMinRate: 512, bodyRateWindowMs: 15_000, turnBudgetMs: undefined });
     expect(
       loadConfig({ HTTP_HEADERS_TIMEOUT_S: '5', HTTP_REQUEST_TIMEOUT_S: '600', HTTP_IDLE_TIMEOUT_S: '45', HTTP_BODY_MIN_RATE: '0', HTTP_BODY_RATE_WINDOW_S: '30', HTTP_TURN_BUDGET_MS: '0' }).http,
     ).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 600_000, idleTimeoutMs: 45_000, bodyMinRate: 0, bodyRateWindowMs: 30_000, turnBudgetMs: 0 });

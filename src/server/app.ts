@@ -370,8 +370,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // /healthz, /readyz, /metrics and the graceful close (exploitation/), before the features register their live streams.
   await installerExploitation(app);
 
-  // The API's requests share each turn of the event loop within this budget (exploitation/tours.ts).
-  const tours = config.http.turnBudgetMs > 0 ? new ToursDeBoucle(config.http.turnBudgetMs, (error) => app.log.error({ err: error }, 'démarrage d’une requête en attente échoué')) : undefined;
+  // The API's requests share each turn of the event loop within this budget (exploitation/tours.ts). By default only
+  // on SQLite, whose queries run on the loop; PostgreSQL's wait on the network, which splits the turns already, and
+  // the budget only cost it throughput there (docs/decisions/0023).
+  const budgetDuTour = config.http.turnBudgetMs ?? (kind === 'sqlite' ? 10 : 0);
+  const tours = budgetDuTour > 0 ? new ToursDeBoucle(budgetDuTour, (error) => app.log.error({ err: error }, 'démarrage d’une requête en attente échoué')) : undefined;
   await app.register(
     async (api) => {
       // One cheap hook before every API route (a callback: an async hook costs the status lookup 5 %):

@@ -283,7 +283,8 @@ export const envSchema = z.object({
       .default(512),
   ),
   HTTP_BODY_RATE_WINDOW_S: seconds(1, 300, 15),
-  // The API's share of each turn of the event loop (exploitation/tours.ts, docs/decisions/0023).
+  // The API's share of each turn of the event loop (exploitation/tours.ts, docs/decisions/0023); unset: 10 ms with
+  // SQLite, off with PostgreSQL (app.ts).
   HTTP_TURN_BUDGET_MS: z.preprocess(
     emptyToUndefined,
     z.coerce
@@ -291,7 +292,7 @@ export const envSchema = z.object({
       .int({ error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
       .min(0, { error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
       .max(1000, { error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
-      .default(10),
+      .optional(),
   ),
   LEGAL_EDITEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Ville d’Aix-en-Provence — mairie annexe du Jas de Bouffan")),
   LEGAL_ADRESSE: z.preprocess(emptyToUndefined, z.string().trim().default('Hôtel de Ville, 13616 Aix-en-Provence Cedex 1')),
@@ -415,7 +416,7 @@ export interface Config {
   /** false, a hop count, or the proxies' addresses (see parseTrustProxy). */
   trustProxy: TrustProxy;
   /** HTTP timeouts, in milliseconds, and the slowest body accepted (securite/lenteur.ts). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; bodyMinRate: number; bodyRateWindowMs: number; turnBudgetMs: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; bodyMinRate: number; bodyRateWindowMs: number; turnBudgetMs: number | undefined };
   /** Scales every rate limit (e.g. 10 for a town-hall kiosk where many people share one address). */
   rateLimitMultiplier: number;
   logLevel: string;
