@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbKind } from '../db/index.js';
 import type { Database, MailOutboxTable } from '../db/schema.js';
@@ -288,11 +288,19 @@ class OutboxMailer implements Mailer {
       .orderBy('id')
       .limit(BATCH);
     if (this.outbox.kind === 'postgres') due = due.forUpdate().skipLocked();
+    // SQLite: the repeated conditions with unary `+`, so that the claimed rows are found by their primary key; plain,
+    // they made SQLite walk the due index through the whole backlog (0.6 ms at 6,000 mails waiting, 5 ms under the
+    // load bench's, against 0.06 ms by key).
+    const claimableParCle =
+      this.outbox.kind === 'postgres'
+        ? claimable
+        : (eb: ExpressionBuilder<Database, 'mailOutbox'>) =>
+            eb.and([sql<boolean>`+${sql.ref('sentAt')} is null`, sql<boolean>`+${sql.ref('sendAfter')} <= ${now}`, eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)])]);
     const rows = await this.db
       .updateTable('mailOutbox')
       .set({ claimedAt: now, claimToken: token })
       .where('id', 'in', due)
-      .where(claimable)
+      .where(claimableParCle)
       .returningAll()
       .execute();
     rows.sort((a, b) => (a.sendAfter < b.sendAfter ? -1 : a.sendAfter > b.sendAfter ? 1 : 0));
