@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type SqliteDatabase from 'better-sqlite3';
 import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../src/server/app.js';
 import { loadConfig, type Config } from '../src/server/config.js';
@@ -231,3 +232,26 @@ export const SANS_LIMITES_SIGNALEMENTS = {
   suiviSignalement: false,
   alerteSignalement: false,
 } as const;
+
+/** SQLite: the statements better-sqlite3 runs with `all` (reads, and writes that return rows) while `fn` runs. */
+export async function instructionsLues(sqlite: SqliteDatabase.Database, fn: () => Promise<void>): Promise<string[]> {
+  const sources: string[] = [];
+  const statement = Object.getPrototypeOf(sqlite.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+  const all = statement.all;
+  statement.all = function (this: { source: string }, ...args: unknown[]) {
+    sources.push(this.source);
+    return all.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    statement.all = all;
+  }
+  return sources;
+}
+
+/** SQLite: the query plan of one statement, its placeholders bound to null (`explain query plan`'s details). */
+export function planSqlite(sqlite: SqliteDatabase.Database, source: string): string[] {
+  const valeurs = Array.from({ length: source.split('?').length - 1 }, () => null);
+  return (sqlite.prepare(`explain query plan ${source}`).all(...valeurs) as { detail: string }[]).map((r) => r.detail);
+}

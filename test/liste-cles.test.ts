@@ -9,7 +9,7 @@ import { TOTAL_BORNE } from '../src/domain/demande.js';
 import { statutRang } from '../src/domain/statut.js';
 import { natif, type Db } from '../src/server/db/index.js';
 import type { NewDemande } from '../src/server/db/schema.js';
-import { createAccount, createTestApp, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, instructionsLues, planSqlite, type TestContext } from './helpers.js';
 
 const GENERES = 1_200;
 const ETIQUETTE = '00000000-0000-4000-8000-0000000000e1';
@@ -207,24 +207,12 @@ describe('the list finds what every row would show, by index', () => {
     const n = natif(ctx.app.deps.db);
     if (n?.kind !== 'sqlite') return;
     // The statements the list runs, as better-sqlite3 receives them.
-    const sources: string[] = [];
-    const statement = Object.getPrototypeOf(n.sqlite.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
-    const all = statement.all;
-    statement.all = function (this: { source: string }, ...args: unknown[]) {
-      sources.push(this.source);
-      return all.apply(this, args);
-    };
-    try {
+    const sources = await instructionsLues(n.sqlite, async () => {
       expect((await list('status=En%20attente')).json()).toMatchObject({ total: TOTAL_BORNE, totalExact: false });
-    } finally {
-      statement.all = all;
-    }
+    });
     const cles = sources.find((s) => s.startsWith('select rowid as "k" from "housing_requests"'));
     expect(cles).toContain('statut_de_la_demande = ?');
-    const plan = n.sqlite
-      .prepare(`explain query plan ${cles!}`)
-      .all(...Array.from({ length: cles!.split('?').length - 1 }, () => null)) as { detail: string }[];
-    expect(plan.map((r) => r.detail)).toEqual(['SEARCH housing_requests USING COVERING INDEX housing_requests_statut_effacee_idx (statut_de_la_demande=? AND effacee_le=?)']);
+    expect(planSqlite(n.sqlite, cles!)).toEqual(['SEARCH housing_requests USING COVERING INDEX housing_requests_statut_effacee_idx (statut_de_la_demande=? AND effacee_le=?)']);
   });
 
   it('has more than TOTAL_BORNE requests ending their validity within the month (the bound is crossed above)', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { natif } from '../src/server/db/index.js';
 import { createMailer, retryDelayMs } from '../src/server/mail/index.js';
-import { createTestApp, demande, type TestContext } from './helpers.js';
+import { createTestApp, demande, instructionsLues, planSqlite, type TestContext } from './helpers.js';
 import { portLibre } from '../scripts/ports.js';
 
 // A real SMTP server on loopback: the mail goes through nodemailer's SMTP transport, not a file.
@@ -171,34 +171,22 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
     await app.app.deps.mailer.close();
     const dir = path.join(app.dataDir, 'file');
     const mailer = createMailer({ smtpUrl: undefined, mailDir: dir, from: 'Mairie <mairie@example.org>', log: app.app.log, outbox: { db: app.app.deps.db, kind: 'sqlite', pollMs: 3600_000 } });
-    // The statements the outbox runs, as better-sqlite3 receives them (a claim returns its rows: `all`).
-    const sources: string[] = [];
-    const statement = Object.getPrototypeOf(n.sqlite.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
-    const all = statement.all;
-    statement.all = function (this: { source: string }, ...args: unknown[]) {
-      sources.push(this.source);
-      return all.apply(this, args);
-    };
     try {
-      for (let i = 0; i < 30; i++) {
-        await app.app.deps.db.transaction().execute((trx) => mailer.enqueue({ to: `file${i}@example.org`, subject: `File ${i}`, text: 'Bonjour' }, { trx }));
-      }
-      await mailer.enqueue({ to: 'declencheur@example.org', subject: 'Déclencheur', text: 'Bonjour' });
-      for (let i = 0; i < 100 && emlIn(dir).length < 31; i++) await sleep(50);
+      // The statements the outbox runs, as better-sqlite3 receives them (a claim returns its rows: `all`).
+      const sources = await instructionsLues(n.sqlite, async () => {
+        for (let i = 0; i < 30; i++) {
+          await app.app.deps.db.transaction().execute((trx) => mailer.enqueue({ to: `file${i}@example.org`, subject: `File ${i}`, text: 'Bonjour' }, { trx }));
+        }
+        await mailer.enqueue({ to: 'declencheur@example.org', subject: 'Déclencheur', text: 'Bonjour' });
+        for (let i = 0; i < 100 && emlIn(dir).length < 31; i++) await sleep(50);
+      });
       expect(emlIn(dir)).toHaveLength(31);
-    } finally {
-      statement.all = all;
-      await mailer.close();
-    }
-    try {
       const claim = sources.find((s) => s.startsWith('update "mail_outbox" set "claimed_at"'));
       expect(claim).toBeDefined();
-      const plan = n.sqlite
-        .prepare(`explain query plan ${claim!}`)
-        .all(...Array.from({ length: claim!.split('?').length - 1 }, () => null)) as { detail: string }[];
       // The rows to update by their key; the due index only in the choice of the batch.
-      expect(plan[0]!.detail).toBe('SEARCH mail_outbox USING INDEX sqlite_autoindex_mail_outbox_1 (id=?)');
+      expect(planSqlite(n.sqlite, claim!)[0]).toBe('SEARCH mail_outbox USING INDEX sqlite_autoindex_mail_outbox_1 (id=?)');
     } finally {
+      await mailer.close();
       await app.close();
     }
   });
