@@ -27,17 +27,16 @@ const url = (protocols: readonly string[], hint: string) =>
       { error: hint },
     );
 
+/** A whole number between min and max; `error`, the one message of every way to miss it. */
+const entier = (min: number, max: number, error: string) => z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+
 /** A whole number of months between min and max (the life cycle of a request). */
-const mois = (min: number, max: number, fallback: number) => {
-  const error = `doit être un nombre entier de mois entre ${min} et ${max}`;
-  return z.preprocess(emptyToUndefined, z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback));
-};
+const mois = (min: number, max: number, fallback: number) =>
+  z.preprocess(emptyToUndefined, entier(min, max, `doit être un nombre entier de mois entre ${min} et ${max}`).default(fallback));
 
 /** A whole number of seconds between min and max (an HTTP timeout). */
-const seconds = (min: number, max: number, fallback: number) => {
-  const error = `doit être un nombre entier de secondes entre ${min} et ${max}`;
-  return z.preprocess(emptyToUndefined, z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback));
-};
+const seconds = (min: number, max: number, fallback: number) =>
+  z.preprocess(emptyToUndefined, entier(min, max, `doit être un nombre entier de secondes entre ${min} et ${max}`).default(fallback));
 
 /** Names proxy-addr understands for whole ranges (loopback, link-local, private addresses). */
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -89,12 +88,7 @@ const EXEMPLE = /change-me/iu;
 export const envSchema = z.object({
   PORT: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre entier entre 0 et 65535' })
-      .int({ error: 'doit être un nombre entier entre 0 et 65535' })
-      .min(0, { error: 'doit être un nombre entier entre 0 et 65535' })
-      .max(65535, { error: 'doit être un nombre entier entre 0 et 65535' })
-      .default(3000),
+    entier(0, 65535, 'doit être un nombre entier entre 0 et 65535').default(3000),
   ),
   HOST: z.preprocess(emptyToUndefined, z.string().trim().default('127.0.0.1')),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().default('./data')),
@@ -170,12 +164,7 @@ export const envSchema = z.object({
   ),
   UPLOAD_QUOTA_FICHIERS: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre entier de documents entre 1 et 1000' })
-      .int({ error: 'doit être un nombre entier de documents entre 1 et 1000' })
-      .min(1, { error: 'doit être un nombre entier de documents entre 1 et 1000' })
-      .max(1000, { error: 'doit être un nombre entier de documents entre 1 et 1000' })
-      .default(50),
+    entier(1, 1000, 'doit être un nombre entier de documents entre 1 et 1000').default(50),
   ),
   UPLOAD_QUOTA_MB: z.preprocess(
     emptyToUndefined,
@@ -187,21 +176,11 @@ export const envSchema = z.object({
   ),
   SSE_MAX_CONNEXIONS: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre entier entre 1 et 100000' })
-      .int({ error: 'doit être un nombre entier entre 1 et 100000' })
-      .min(1, { error: 'doit être un nombre entier entre 1 et 100000' })
-      .max(100000, { error: 'doit être un nombre entier entre 1 et 100000' })
-      .default(2000),
+    entier(1, 100000, 'doit être un nombre entier entre 1 et 100000').default(2000),
   ),
   SSE_MAX_PAR_IP: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre entier entre 1 et 10000' })
-      .int({ error: 'doit être un nombre entier entre 1 et 10000' })
-      .min(1, { error: 'doit être un nombre entier entre 1 et 10000' })
-      .max(10000, { error: 'doit être un nombre entier entre 1 et 10000' })
-      .default(20),
+    entier(1, 10000, 'doit être un nombre entier entre 1 et 10000').default(20),
   ),
   ADRESSE_API_URL: z.preprocess(
     emptyToUndefined,
@@ -227,12 +206,7 @@ export const envSchema = z.object({
   CARTE_ATTRIBUTION: z.preprocess(emptyToUndefined, z.string().trim().max(300, { error: 'doit tenir en 300 caractères' }).default('© IGN – Géoplateforme, Plan IGN')),
   ADRESSE_API_TIMEOUT_MS: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre de millisecondes entre 100 et 10000' })
-      .int({ error: 'doit être un nombre de millisecondes entre 100 et 10000' })
-      .min(100, { error: 'doit être un nombre de millisecondes entre 100 et 10000' })
-      .max(10000, { error: 'doit être un nombre de millisecondes entre 100 et 10000' })
-      .default(1500),
+    entier(100, 10000, 'doit être un nombre de millisecondes entre 100 et 10000').default(1500),
   ),
   AUTH_SECRET: z.preprocess(
     emptyToUndefined,
@@ -275,24 +249,14 @@ export const envSchema = z.object({
   HTTP_IDLE_TIMEOUT_S: seconds(30, 3600, 60),
   HTTP_BODY_MIN_RATE: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
-      .int({ error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
-      .min(0, { error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
-      .max(1_000_000, { error: "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)" })
-      .default(512),
+    entier(0, 1_000_000, "doit être un nombre entier d’octets par seconde entre 0 et 1000000 (0 : pas de débit minimal)").default(512),
   ),
   HTTP_BODY_RATE_WINDOW_S: seconds(1, 300, 15),
   // The API's share of each turn of the event loop (exploitation/tours.ts, docs/decisions/0023); unset: 10 ms with
   // SQLite, off with PostgreSQL (app.ts).
   HTTP_TURN_BUDGET_MS: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
-      .int({ error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
-      .min(0, { error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
-      .max(1000, { error: "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)" })
-      .optional(),
+    entier(0, 1000, "doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours)").optional(),
   ),
   LEGAL_EDITEUR: z.preprocess(emptyToUndefined, z.string().trim().default("Ville d’Aix-en-Provence — mairie annexe du Jas de Bouffan")),
   LEGAL_ADRESSE: z.preprocess(emptyToUndefined, z.string().trim().default('Hôtel de Ville, 13616 Aix-en-Provence Cedex 1')),
@@ -342,12 +306,7 @@ export const envSchema = z.object({
   ),
   TACHES_HEURE: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
-      .int({ error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
-      .min(0, { error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
-      .max(23, { error: "doit être une heure entière entre 0 et 23 (heure de Paris)" })
-      .default(3),
+    entier(0, 23, "doit être une heure entière entre 0 et 23 (heure de Paris)").default(3),
   ),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
@@ -372,23 +331,13 @@ export const envSchema = z.object({
   // After SIGTERM: in-flight requests finish, then the process exits; past this delay it exits anyway (exploitation/arret.ts).
   SHUTDOWN_TIMEOUT_MS: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
-      .int({ error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
-      .min(1000, { error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
-      .max(600_000, { error: 'doit être un nombre entier de millisecondes entre 1000 et 600000' })
-      .default(25_000),
+    entier(1000, 600_000, 'doit être un nombre entier de millisecondes entre 1000 et 600000').default(25_000),
   ),
   // After SIGTERM and before closing: /readyz answers 503 while everything is still served, so that a load balancer
   // polling it stops sending traffic first (0: close at once, the right choice without a load balancer).
   SHUTDOWN_DRAIN_MS: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
-      .int({ error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
-      .min(0, { error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
-      .max(120_000, { error: 'doit être un nombre entier de millisecondes entre 0 et 120000' })
-      .default(0),
+    entier(0, 120_000, 'doit être un nombre entier de millisecondes entre 0 et 120000').default(0),
   ),
 });
 
