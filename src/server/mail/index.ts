@@ -278,8 +278,8 @@ class OutboxMailer implements Mailer {
     const stale = new Date(at - CLAIM_TIMEOUT_MS).toISOString();
     const token = randomUUID();
     // Due, unsent and unclaimed (or claimed by a pass that never finished): in the choice and in the claim.
-    const claimable = (eb: ExpressionBuilder<Database, 'mailOutbox'>) =>
-      eb.and([eb('sentAt', 'is', null), eb('sendAfter', '<=', now), eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)])]);
+    const libre = (eb: ExpressionBuilder<Database, 'mailOutbox'>) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)]);
+    const claimable = (eb: ExpressionBuilder<Database, 'mailOutbox'>) => eb.and([eb('sentAt', 'is', null), eb('sendAfter', '<=', now), libre(eb)]);
     let due = this.db
       .selectFrom('mailOutbox')
       .select('id')
@@ -295,7 +295,7 @@ class OutboxMailer implements Mailer {
       this.outbox.kind === 'postgres'
         ? claimable
         : (eb: ExpressionBuilder<Database, 'mailOutbox'>) =>
-            eb.and([sql<boolean>`+${sql.ref('sentAt')} is null`, sql<boolean>`+${sql.ref('sendAfter')} <= ${now}`, eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)])]);
+            eb.and([sql<boolean>`+${sql.ref('sentAt')} is null`, sql<boolean>`+${sql.ref('sendAfter')} <= ${now}`, libre(eb)]);
     const rows = await this.db
       .updateTable('mailOutbox')
       .set({ claimedAt: now, claimToken: token })
