@@ -84,6 +84,8 @@ describe('configuration', () => {
     expect(
       loadConfig({ HTTP_HEADERS_TIMEOUT_S: '5', HTTP_REQUEST_TIMEOUT_S: '600', HTTP_IDLE_TIMEOUT_S: '45', HTTP_BODY_MIN_RATE: '0', HTTP_BODY_RATE_WINDOW_S: '30', HTTP_TURN_BUDGET_MS: '0' }).http,
     ).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 600_000, idleTimeoutMs: 45_000, bodyMinRate: 0, bodyRateWindowMs: 30_000, turnBudgetMs: 0 });
+    expect(loadConfig({ HTTP_TURN_BUDGET_MS: '1000' }).http.turnBudgetMs).toBe(1000);
+    expect(() => loadConfig({ HTTP_TURN_BUDGET_MS: '1001' })).toThrow('HTTP_TURN_BUDGET_MS doit être un nombre entier de millisecondes entre 0 et 1000');
     expect(() => loadConfig({ HTTP_TURN_BUDGET_MS: '5 ms' })).toThrow(
       'Configuration invalide : HTTP_TURN_BUDGET_MS doit être un nombre entier de millisecondes entre 0 et 1000 (0 : pas de partage des tours) (valeur reçue : « 5 ms »).',
     );
