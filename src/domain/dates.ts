@@ -21,6 +21,38 @@ export function formatJourCivil(date: string): string {
   return jourCivil().format(new Date(date));
 }
 
+const heureDeParis = aLaPremiereUtilisation(
+  () =>
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: 'Europe/Paris',
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    }),
+);
+
+/** Paris's offset from UTC at an instant, in ms (one or two hours), read from the time zone database. */
+function decalageDeParis(instant: number): number {
+  const v: Record<string, number> = {};
+  for (const p of heureDeParis().formatToParts(new Date(instant))) v[p.type] = Number(p.value);
+  return Date.UTC(v.year!, v.month! - 1, v.day!, v.hour!, v.minute!, v.second!) - instant;
+}
+
+/**
+ * The instant a Paris wall-clock time happens (`mois` from 1; a day out of the month's range rolls over, as with
+ * Date.UTC). Twice: the offset at that time read as UTC may differ from the offset at that time in Paris on a day
+ * the clocks change.
+ */
+export function instantAParis(annee: number, mois: number, jour: number, heure = 0): Date {
+  const commeUtc = Date.UTC(annee, mois - 1, jour, heure);
+  const approche = commeUtc - decalageDeParis(commeUtc);
+  return new Date(commeUtc - decalageDeParis(approche));
+}
+
 /** The earliest birth date accepted: an older one is a typing mistake (« 0192 » for « 1992 »). */
 export const NAISSANCE_MIN = '1900-01-01';
 

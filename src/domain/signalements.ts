@@ -3,6 +3,7 @@
  * space, placed on the map, routed by its category to a service, followed by its reporter and by neighbours.
  * The states are FixMyStreet's, in French; Open311 GeoReport v2 reads them as `open` or `closed`.
  */
+import { instantAParis } from './dates.js';
 import { polygoneSchema } from './geometrie.js';
 import { compacter, foldForSearch, normaliseEmail } from './normalise.js';
 import { numeroDePageSchema, rechercheSchema } from './pagination.js';
@@ -450,25 +451,7 @@ export function requeteGestionSignalements(q: ListeGestionSignalementsQuery): st
 /** The instant a day begins in Paris (`2026-03-29` → `2026-03-28T23:00:00.000Z`), for the period filters. */
 export function debutDuJourAParis(jour: string): string {
   const [annee, mois, j] = jour.split('-').map(Number) as [number, number, number];
-  const minuitUtc = Date.UTC(annee, mois - 1, j);
-  const decalage = (instant: number) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: 'Europe/Paris',
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    }).formatToParts(new Date(instant));
-    const v = (type: string) => Number(parts.find((p) => p.type === type)!.value);
-    return Date.UTC(v('year'), v('month') - 1, v('day'), v('hour'), v('minute'), v('second')) - instant;
-  };
-  // Twice: the offset at midnight UTC may differ from the offset at midnight in Paris on a day the clocks change.
-  let instant = minuitUtc - decalage(minuitUtc);
-  instant = minuitUtc - decalage(instant);
-  return new Date(instant).toISOString();
+  return instantAParis(annee, mois, j).toISOString();
 }
 
 /** The day after `jour` (`au` is inclusive: the list keeps reports made before the next day begins). */

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ajouterMois, cycleDeVie, estCloturee, MOTIF_RADIATION, RENOUVELABLE_AVANT_MOIS, type CycleDeVie } from '../../../domain/cycleDeVie.js';
-import { formatJour } from '../../../domain/dates.js';
+import { formatJour, instantAParis } from '../../../domain/dates.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { STATUT_INITIAL, STATUT_RADIEE, isStatut, type Statut } from '../../../domain/statut.js';
 import type { Config } from '../../config.js';
@@ -141,20 +141,8 @@ export interface Arret {
 export function dernierCreneau(now: Date, heure: number): Date {
   const jour = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
   const [y, m, d] = jour.split('-').map(Number) as [number, number, number];
-  const aujourdhui = instantParis(y, m, d, heure);
-  return aujourdhui.getTime() <= now.getTime() ? aujourdhui : instantParis(y, m, d - 1, heure);
-}
-
-function instantParis(y: number, m: number, d: number, heure: number): Date {
-  const utc = Date.UTC(y, m - 1, d, heure);
-  // Paris is UTC+1 or UTC+2: the offset at that instant, read from the time zone database.
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Paris', hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' })
-      .formatToParts(new Date(utc))
-      .map((p) => [p.type, Number(p.value)]),
-  ) as Record<string, number>;
-  const offset = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!) - utc;
-  return new Date(utc - offset);
+  const aujourdhui = instantAParis(y, m, d, heure);
+  return aujourdhui.getTime() <= now.getTime() ? aujourdhui : instantAParis(y, m, d - 1, heure);
 }
 
 /**
