@@ -329,7 +329,7 @@ describe('per-request document quota', () => {
     expect(over.statusCode).toBe(413);
     expect(over.json().error).toEqual({
       code: 'QUOTA_OCTETS',
-      message: 'Ces fichiers dépasseraient les 1 Mo de documents permis par demande : il reste 0,4 Mo pour cette demande.',
+      message: 'Ces fichiers dépasseraient les 1 Mo de documents permis par demande : il reste 424 Ko pour cette demande.',
     });
     expect(await rowsOf('013quota0002')).toHaveLength(1);
     expect(filesUnder(qUploads)).toEqual(before);

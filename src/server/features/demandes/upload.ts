@@ -8,6 +8,7 @@ import {
   CATEGORIE_PIECE,
   CATEGORIE_VALUES,
   extensionOf,
+  formatTaille,
   isCategorie,
   isTypeAccepte,
   MAX_FICHIERS_PAR_ENVOI,
@@ -76,7 +77,6 @@ export interface Quota {
   octets: number;
 }
 
-const mo = (bytes: number) => new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 }).format(bytes / (1024 * 1024));
 
 const documents = (n: number) => `${n} document${n > 1 ? 's' : ''}`;
 
@@ -94,8 +94,8 @@ const quotaOctets = (quota: Quota, deja: number) =>
     413,
     'QUOTA_OCTETS',
     deja >= quota.octets
-      ? `Les documents de cette demande occupent déjà ${mo(quota.octets)} Mo, le maximum par demande : aucun autre ne peut être ajouté.`
-      : `Ces fichiers dépasseraient les ${mo(quota.octets)} Mo de documents permis par demande : il reste ${mo(quota.octets - deja)} Mo pour cette demande.`,
+      ? `Les documents de cette demande occupent déjà ${formatTaille(quota.octets)}, le maximum par demande : aucun autre ne peut être ajouté.`
+      : `Ces fichiers dépasseraient les ${formatTaille(quota.octets)} de documents permis par demande : il reste ${formatTaille(quota.octets - deja)} pour cette demande.`,
   );
 
 /** What the call may still add: files and bytes left under the quota, and the totals it started from. */

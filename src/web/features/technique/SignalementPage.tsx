@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { formatHorodatage } from '../../../domain/dates.js';
+import { formatTaille } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { pluriel } from '../../../domain/pluriel.js';
 import {
@@ -29,7 +30,7 @@ import { clesTechnique } from './cles.js';
 import { useSignalementEnDirect } from './enDirect.js';
 import { EtatBadge } from './Etat.js';
 import { Traitement } from './Traitement.js';
-import { consignePhotos, enMo, estPhotoAcceptee, reduirePhoto } from './photos.js';
+import { consignePhotos, estPhotoAcceptee, reduirePhoto } from './photos.js';
 
 export function SignalementPage() {
   const brut = useParams().numero ?? '';
@@ -243,7 +244,7 @@ function AjouterPhoto({ numero, restantes }: { numero: string; restantes: number
     setEtat({ enCours: true });
     const reduite = await reduirePhoto(fichier);
     if (reduite.size > maxOctets) {
-      setEtat({ enCours: false, erreur: `« ${fichier.name} » est trop lourde (${enMo(reduite.size)}) : ${enMo(maxOctets)} au plus.` });
+      setEtat({ enCours: false, erreur: `« ${fichier.name} » est trop lourde (${formatTaille(reduite.size)}) : ${formatTaille(maxOctets)} au plus.` });
       return;
     }
     try {

@@ -1,3 +1,4 @@
+import { formatTaille } from '../../../domain/documents.js';
 import { PHOTO_COTE_MAX, PHOTO_TYPES, PHOTOS_MAX } from '../../../domain/signalements.js';
 
 /** Below this size a photo already small enough (longest side) is sent as it is. */
@@ -11,14 +12,9 @@ export function estPhotoAcceptee(fichier: File): boolean {
   return PHOTO_TYPES.some((type) => fichier.type === type && EXTENSIONS[type].test(fichier.name));
 }
 
-/** « 10 Mo », « 2,5 Mo » (the size a person reads). */
-export function enMo(octets: number): string {
-  return `${new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 }).format(octets / (1024 * 1024))} Mo`;
-}
-
 /** What the form says before a photo is chosen. */
 export function consignePhotos(maxOctets: number): string {
-  return `JPEG ou PNG, ${PHOTOS_MAX} photos au plus, ${enMo(maxOctets)} chacune au plus.`;
+  return `JPEG ou PNG, ${PHOTOS_MAX} photos au plus, ${formatTaille(maxOctets)} chacune au plus.`;
 }
 
 /**
