@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ToursDeBoucle } from '../src/server/exploitation/tours.js';
-import { createTestApp, demande } from './helpers.js';
+import { createAccount, createTestApp, demande } from './helpers.js';
 
 /**
  * The API's share of each turn of the event loop (src/server/exploitation/tours.ts). The clock is the test's own: each
@@ -148,6 +149,63 @@ describe('the app under a turn budget of 1 ms', () => {
       const { n } = await ctx.app.deps.db.selectFrom('housingRequests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       expect(Number(n)).toBe(30);
     } finally {
+      await ctx.close();
+    }
+  });
+
+  // Every reading of the clock 1 s after the last: each turn of the loop starts one waiting request, so the last of 41
+  // sent at once waits some 40 turns, and its client leaves meanwhile. It is a DELETE, without a body: a request with
+  // one is stopped by Node when its client leaves (its body never ends), one without would run.
+  it('does not run a waiting request whose client has left (a deletion is not made), and serves the others', async () => {
+    const ctx = await createTestApp({ HTTP_TURN_BUDGET_MS: '1', RATE_LIMIT_MULTIPLIER: '100' });
+    const sockets: net.Socket[] = [];
+    try {
+      const numero = (
+        (await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013tours00100' }) })).json().data as {
+          numeroUnique: string;
+        }
+      ).numeroUnique;
+      const { cookie } = await createAccount(ctx, 'manager');
+      const vues = async () => (await ctx.app.inject({ method: 'GET', url: '/app/api/vues', headers: { cookie } })).json().data as { id: string }[];
+      const vue = (await ctx.app.inject({ method: 'POST', url: '/app/api/vues', headers: { cookie }, payload: { nom: 'En attente', requete: 'status=En+attente' } })).json()
+        .data as { id: string };
+      await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (ctx.app.server.address() as net.AddressInfo).port;
+      for (let i = 0; i < 41; i += 1) {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        await new Promise((resolve) => socket.once('connect', resolve));
+        sockets.push(socket);
+      }
+      // Every connection accepted by the server before the requests go (it accepts one per turn).
+      for (let i = 0; i < 50; i += 1) await new Promise((r) => setImmediate(r));
+      const reponses = sockets.slice(0, 40).map(
+        (socket) =>
+          new Promise<string>((resolve) => {
+            let texte = '';
+            socket.on('data', (d: Buffer) => (texte += d.toString()));
+            socket.on('close', () => resolve(texte));
+          }),
+      );
+      const premiere = new Promise((resolve) => sockets[0]!.once('data', resolve));
+      const depart = performance.now();
+      let saut = 0;
+      vi.spyOn(performance, 'now').mockImplementation(() => depart + (saut += 1000));
+      for (const socket of sockets.slice(0, 40)) socket.write(`GET /app/api/logement/${numero} HTTP/1.1\r\nHost: quartier.test\r\nConnection: close\r\n\r\n`);
+      const parti = sockets[40]!;
+      parti.write(`DELETE /app/api/vues/${vue.id} HTTP/1.1\r\nHost: quartier.test\r\nOrigin: http://quartier.test\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+      await premiere;
+      parti.resetAndDestroy();
+      const textes = await Promise.all(reponses);
+      expect(textes.map((t) => t.split('\r\n')[0])).toEqual(Array(40).fill('HTTP/1.1 200 OK'));
+      vi.restoreAllMocks();
+      // The deletion's turn came (the queue is empty: a lookup now is served at once), and it was not made.
+      for (let i = 0; i < 20; i += 1) await new Promise((r) => setImmediate(r));
+      expect((await ctx.app.inject({ method: 'GET', url: `/app/api/logement/${numero}` })).statusCode).toBe(200);
+      expect((await vues()).map((v) => v.id)).toEqual([vue.id]);
+    } finally {
+      vi.restoreAllMocks();
+      for (const socket of sockets) socket.destroy();
       await ctx.close();
     }
   });
