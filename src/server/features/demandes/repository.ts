@@ -646,13 +646,16 @@ export class DemandesRepository {
    * TOTAL_BORNE, the page among those rows, by rowid. Null past the bound.
    */
   private async peuSqlite(q: ListeFiltre, cles: Collecte, offset: number): Promise<PageParmi | null> {
-    const keys = (
+    const source =
       cles.fts && cles.conditions.length === 0 && !avecFiltre(q)
-        ? await sql<{ k: number }>`select rowid as k from housing_search where housing_search match ${cles.fts} limit ${TOTAL_BORNE + 1}`.execute(this.db)
-        : { rows: await this.filtered(this.db.selectFrom('housingRequests').select(sql<number>`rowid`.as('k')), q, { cles }).limit(TOTAL_BORNE + 1).execute() }
-    ).rows.map((r) => r.k);
-    if (keys.length > TOTAL_BORNE) return null;
-    if (offset >= keys.length) return { rows: [], total: keys.length, exact: true };
+        ? sql`select rowid as k from housing_search where housing_search match ${cles.fts} limit ${TOTAL_BORNE + 1}`
+        : this.filtered(this.db.selectFrom('housingRequests').select(sql<number>`rowid`.as('k')), q, { cles }).limit(TOTAL_BORNE + 1);
+    // Counted and gathered in SQLite, as one JSON array that the page's statement reads back as is: 1,001 keys as
+    // as many row objects cost ~0.9 ms to build (then to camel-case and to serialise again), their count ~0.1 ms.
+    const { n, keys } = (await sql<{ n: number; keys: string }>`select count(*) as n, json_group_array(k) as keys from (${source}) as m`.execute(this.db))
+      .rows[0]!;
+    if (n > TOTAL_BORNE) return null;
+    if (offset >= n) return { rows: [], total: n, exact: true };
     // The page's rowids first, the list's columns then for those rows only: sorting the matches with their
     // fourteen columns cost three times as much (785 matches: 3.3 -> 1.2 ms, decision 0021). `+column`: SQLite reads these rows by
     // rowid and sorts them, never walks the sort index for them.
@@ -660,7 +663,7 @@ export class DemandesRepository {
     const page = this.db
       .selectFrom('housingRequests')
       .select(sql<number>`rowid`.as('k'))
-      .where(sql<boolean>`rowid in (select value from json_each(${JSON.stringify(keys)}))`)
+      .where(sql<boolean>`rowid in (select value from json_each(${keys}))`)
       .orderBy(tri, q.order)
       .orderBy('id', q.order)
       .limit(q.pageSize)
@@ -672,7 +675,7 @@ export class DemandesRepository {
       .orderBy(tri, q.order)
       .orderBy('id', q.order)
       .execute()) as LigneSansEtiquettes[];
-    return { rows, total: keys.length, exact: true };
+    return { rows, total: n, exact: true };
   }
 
   /**
