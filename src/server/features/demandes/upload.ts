@@ -77,7 +77,6 @@ export interface Quota {
   octets: number;
 }
 
-
 const documents = (n: number) => `${n} document${n > 1 ? 's' : ''}`;
 
 const quotaFichiers = (quota: Quota, deja: number) =>

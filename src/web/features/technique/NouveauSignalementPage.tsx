@@ -25,7 +25,6 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Controller, useForm, useWatch, type FieldErrors, type Resolver } from 'react-hook-form';
 import { Link } from 'react-router';
 import { formatHorodatage } from '../../../domain/dates.js';
-import { formatTaille } from '../../../domain/documents.js';
 import { dansPolygone } from '../../../domain/geometrie.js';
 import { pluriel } from '../../../domain/pluriel.js';
 import {
@@ -55,7 +54,7 @@ import { usePageTitle } from '../../lib/usePageTitle.js';
 import { creerSignalement, envoyerPhoto, suivre, useCategories, usePerimetre, useProches } from './api.js';
 import { CarteDuQuartier } from './CarteDuQuartier.js';
 import { EtatBadge } from './Etat.js';
-import { consignePhotos, estPhotoAcceptee, reduirePhoto } from './photos.js';
+import { consignePhotos, estPhotoAcceptee, photoTropLourde, reduirePhoto } from './photos.js';
 
 /** Said until a point is placed, and when the form is sent without one. */
 export const PLACER_LE_POINT = 'Placez le problème : touchez la carte, utilisez votre position ou choisissez une adresse.';
@@ -538,7 +537,7 @@ function Photos({ photos, setPhotos }: { photos: PhotoChoisie[]; setPhotos: Reac
       }
       const reduite = await reduirePhoto(fichier);
       if (reduite.size > maxOctets) {
-        refuses.push(`« ${fichier.name} » est trop lourde (${formatTaille(reduite.size)}) : ${formatTaille(maxOctets)} au plus.`);
+        refuses.push(photoTropLourde(fichier.name, reduite.size, maxOctets));
         continue;
       }
       acceptes.push({ id: prochainId++, fichier: reduite, nomOriginal: fichier.name, apercu: URL.createObjectURL(reduite), etat: 'a-envoyer' });

@@ -3,7 +3,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { formatHorodatage } from '../../../domain/dates.js';
-import { formatTaille } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { pluriel } from '../../../domain/pluriel.js';
 import {
@@ -30,7 +29,7 @@ import { clesTechnique } from './cles.js';
 import { useSignalementEnDirect } from './enDirect.js';
 import { EtatBadge } from './Etat.js';
 import { Traitement } from './Traitement.js';
-import { consignePhotos, estPhotoAcceptee, reduirePhoto } from './photos.js';
+import { consignePhotos, estPhotoAcceptee, photoTropLourde, reduirePhoto } from './photos.js';
 
 export function SignalementPage() {
   const brut = useParams().numero ?? '';
@@ -244,7 +243,7 @@ function AjouterPhoto({ numero, restantes }: { numero: string; restantes: number
     setEtat({ enCours: true });
     const reduite = await reduirePhoto(fichier);
     if (reduite.size > maxOctets) {
-      setEtat({ enCours: false, erreur: `« ${fichier.name} » est trop lourde (${formatTaille(reduite.size)}) : ${formatTaille(maxOctets)} au plus.` });
+      setEtat({ enCours: false, erreur: photoTropLourde(fichier.name, reduite.size, maxOctets) });
       return;
     }
     try {

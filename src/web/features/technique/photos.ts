@@ -17,6 +17,11 @@ export function consignePhotos(maxOctets: number): string {
   return `JPEG ou PNG, ${PHOTOS_MAX} photos au plus, ${formatTaille(maxOctets)} chacune au plus.`;
 }
 
+/** Why a photo, even made smaller, is refused: too heavy. */
+export function photoTropLourde(nom: string, octets: number, maxOctets: number): string {
+  return `« ${nom} » est trop lourde (${formatTaille(octets)}) : ${formatTaille(maxOctets)} au plus.`;
+}
+
 /**
  * A photo made smaller on the device before it is sent, to spare a phone's data: its longest side brought to
  * PHOTO_COTE_MAX (what the server keeps anyway), turned upright by the browser, written as a JPEG (which also
