@@ -27,8 +27,11 @@ const url = (protocols: readonly string[], hint: string) =>
       { error: hint },
     );
 
+/** A number between min and max; `error`, the one message of every way to miss it. */
+const nombre = (min: number, max: number, error: string) => z.coerce.number({ error }).min(min, { error }).max(max, { error });
+
 /** A whole number between min and max; `error`, the one message of every way to miss it. */
-const entier = (min: number, max: number, error: string) => z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+const entier = (min: number, max: number, error: string) => nombre(min, max, error).int({ error });
 
 /** A whole number of months between min and max (the life cycle of a request). */
 const mois = (min: number, max: number, fallback: number) =>
@@ -156,11 +159,7 @@ export const envSchema = z.object({
   MAIL_FROM: z.preprocess(emptyToUndefined, z.string().trim().default('Quartier Vivant <no-reply@quartier-vivant.local>')),
   UPLOAD_MAX_MB: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre de mégaoctets entre 1 et 100' })
-      .min(1, { error: 'doit être un nombre de mégaoctets entre 1 et 100' })
-      .max(100, { error: 'doit être un nombre de mégaoctets entre 1 et 100' })
-      .default(UPLOAD_MAX_MO_DEFAUT),
+    nombre(1, 100, 'doit être un nombre de mégaoctets entre 1 et 100').default(UPLOAD_MAX_MO_DEFAUT),
   ),
   UPLOAD_QUOTA_FICHIERS: z.preprocess(
     emptyToUndefined,
@@ -168,11 +167,7 @@ export const envSchema = z.object({
   ),
   UPLOAD_QUOTA_MB: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre de mégaoctets entre 1 et 10000' })
-      .min(1, { error: 'doit être un nombre de mégaoctets entre 1 et 10000' })
-      .max(10000, { error: 'doit être un nombre de mégaoctets entre 1 et 10000' })
-      .default(150),
+    nombre(1, 10000, 'doit être un nombre de mégaoctets entre 1 et 10000').default(150),
   ),
   SSE_MAX_CONNEXIONS: z.preprocess(
     emptyToUndefined,
@@ -226,11 +221,7 @@ export const envSchema = z.object({
   ),
   RATE_LIMIT_MULTIPLIER: z.preprocess(
     emptyToUndefined,
-    z.coerce
-      .number({ error: 'doit être un nombre entre 0.1 et 1000' })
-      .min(0.1, { error: 'doit être un nombre entre 0.1 et 1000' })
-      .max(1000, { error: 'doit être un nombre entre 0.1 et 1000' })
-      .default(1),
+    nombre(0.1, 1000, 'doit être un nombre entre 0.1 et 1000').default(1),
   ),
   TRUST_PROXY: z.preprocess(
     emptyToUndefined,
