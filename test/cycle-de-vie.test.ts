@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ajouterMois } from '../src/domain/cycleDeVie.js';
 import { formatJour } from '../src/domain/dates.js';
-import { executerCycleDeVie, TACHE, type CycleDeps } from '../src/server/features/demandes/cycleDeVie.js';
+import { dernierCreneau, executerCycleDeVie, TACHE, type CycleDeps } from '../src/server/features/demandes/cycleDeVie.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { createAccount, createTestApp, demande, mailsTo as mailsBruts, multipart, SAMPLES, type TestContext } from './helpers.js';
 
@@ -206,6 +206,16 @@ describe('retention', () => {
 });
 
 describe('the daily job', () => {
+  it('is due at its Paris hour: today’s once past, else yesterday’s, the calendar day read in Paris', () => {
+    const creneau = (now: string, heure: number) => dernierCreneau(new Date(now), heure).toISOString();
+    expect(creneau('2026-07-14T05:00:00Z', 3)).toBe('2026-07-14T01:00:00.000Z');
+    expect(creneau('2026-07-14T00:30:00Z', 3)).toBe('2026-07-13T01:00:00.000Z');
+    // 00:30 on 16 January in Paris, still the 15th in UTC.
+    expect(creneau('2026-01-15T23:30:00Z', 0)).toBe('2026-01-15T23:00:00.000Z');
+    // 01:30 in Paris on the spring change day, before 03:00 (summer time): the day before's 03:00 (winter time).
+    expect(creneau('2026-03-29T00:30:00Z', 3)).toBe('2026-03-28T02:00:00.000Z');
+  });
+
   it('runs once when two runs start at once (the lease), and once a day unless forced', async () => {
     a('2026-07-01T08:00:00.000Z');
     const d = await create();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { instantAParis } from './dates.js';
+import { aujourdhui, instantAParis } from './dates.js';
 import { debutDuJourAParis } from './signalements.js';
 
 describe('instantAParis', () => {
@@ -25,5 +25,13 @@ describe('instantAParis', () => {
   it('gives the start of a day for the list of reports', () => {
     expect(debutDuJourAParis('2026-03-29')).toBe('2026-03-28T23:00:00.000Z');
     expect(debutDuJourAParis('2026-06-01')).toBe('2026-05-31T22:00:00.000Z');
+  });
+});
+
+describe('aujourdhui', () => {
+  it('is the calendar day in Paris at an instant', () => {
+    expect(aujourdhui(new Date('2026-01-15T23:30:00Z'))).toBe('2026-01-16');
+    expect(aujourdhui(new Date('2026-07-14T21:59:00Z'))).toBe('2026-07-14');
+    expect(aujourdhui(new Date('2026-07-14T22:00:00Z'))).toBe('2026-07-15');
   });
 });

@@ -56,9 +56,9 @@ export function instantAParis(annee: number, mois: number, jour: number, heure =
 /** The earliest birth date accepted: an older one is a typing mistake (« 0192 » for « 1992 »). */
 export const NAISSANCE_MIN = '1900-01-01';
 
-/** Today as a calendar date (AAAA-MM-JJ) in Paris: a birth date may be today at the latest. */
-export function aujourdhui(): string {
-  return new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris' }).format(new Date());
+/** The calendar date (AAAA-MM-JJ) in Paris at an instant, today by default: a birth date may be today at the latest. */
+export function aujourdhui(maintenant: Date = new Date()): string {
+  return new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris' }).format(maintenant);
 }
 
 /** Why a birth date (AAAA-MM-JJ, already a valid date) is refused, or null: never in the future, 1900 or later. */

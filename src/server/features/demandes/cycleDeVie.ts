@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ajouterMois, cycleDeVie, estCloturee, MOTIF_RADIATION, RENOUVELABLE_AVANT_MOIS, type CycleDeVie } from '../../../domain/cycleDeVie.js';
-import { formatJour, instantAParis } from '../../../domain/dates.js';
+import { aujourdhui, formatJour, instantAParis } from '../../../domain/dates.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { STATUT_INITIAL, STATUT_RADIEE, isStatut, type Statut } from '../../../domain/statut.js';
 import type { Config } from '../../config.js';
@@ -139,10 +139,9 @@ export interface Arret {
 
 /** The last time the job was due: today at `heure` (Europe/Paris) if past, else yesterday's. */
 export function dernierCreneau(now: Date, heure: number): Date {
-  const jour = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-  const [y, m, d] = jour.split('-').map(Number) as [number, number, number];
-  const aujourdhui = instantAParis(y, m, d, heure);
-  return aujourdhui.getTime() <= now.getTime() ? aujourdhui : instantAParis(y, m, d - 1, heure);
+  const [y, m, d] = aujourdhui(now).split('-').map(Number) as [number, number, number];
+  const ceJour = instantAParis(y, m, d, heure);
+  return ceJour.getTime() <= now.getTime() ? ceJour : instantAParis(y, m, d - 1, heure);
 }
 
 /**
