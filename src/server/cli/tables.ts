@@ -106,6 +106,7 @@ export const TABLES: Record<string, Table> = {
   housing_search_data: { contenu: 'technique', seulement: 'sqlite' },
   housing_search_docsize: { contenu: 'technique', seulement: 'sqlite' },
   housing_search_idx: { contenu: 'technique', seulement: 'sqlite' },
+  housing_search_pending: { contenu: 'technique', seulement: 'sqlite' },
   // Accounts (better-auth and the app).
   account: { contenu: 'donnees' },
   session: { contenu: 'donnees' },

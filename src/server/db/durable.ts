@@ -19,6 +19,8 @@ export function durableApresCommit(
   sqlite: SqliteDatabase.Database,
   walPath: string,
   checkpoints: CheckpointsEnArrierePlan,
+  /** Called after each commit that wrote, as its holder gives the connection back (fts-differe.ts). */
+  apresEcriture: () => void = () => undefined,
 ): { dialect: Dialect; lectures: LecturesGroupees } {
   const wal = groupedFsync(walPath);
   const file = new FileDAttente();
@@ -56,6 +58,7 @@ export function durableApresCommit(
           file.rendre();
           if (!ecrit) return;
           checkpoints.apresCommit();
+          apresEcriture();
           await wal.sync();
         },
       });

@@ -36,6 +36,7 @@ import * as m0028 from './migrations/0028_lots_completes.js';
 import * as m0029 from './migrations/0029_signalements_recherche_courte.js';
 import * as m0030 from './migrations/0030_signalements_fins_de_recherche.js';
 import * as m0031 from './migrations/0031_statut_effacee.js';
+import * as m0032 from './migrations/0032_recherche_differee.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -130,6 +131,7 @@ const migrations: Record<string, Migration> = {
   '0029_signalements_recherche_courte': m0029,
   '0030_signalements_fins_de_recherche': m0030,
   '0031_statut_effacee': m0031,
+  '0032_recherche_differee': m0032,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -143,7 +145,15 @@ export interface DbHandle {
  * The driver under a Db, for the few hot reads that run a statement prepared once instead of going
  * through Kysely (features/demandes/repository.ts `findStatut`).
  */
-export type Natif = { kind: 'sqlite'; sqlite: SqliteDatabase.Database; lectures?: LecturesGroupees } | { kind: 'postgres'; pool: pg.Pool };
+export type Natif =
+  | {
+      kind: 'sqlite';
+      sqlite: SqliteDatabase.Database;
+      lectures?: LecturesGroupees;
+      /** WAL: what to call after each commit that wrote (fts-differe.ts), as the durable layer sees them. */
+      surEcriture?: Set<() => void>;
+    }
+  | { kind: 'postgres'; pool: pg.Pool };
 const natifs = new WeakMap<Db, Natif>();
 export function natif(db: Db): Natif | undefined {
   return natifs.get(db);
@@ -183,17 +193,21 @@ export function openDatabase(options: {
   sqlite.pragma('busy_timeout = 5000');
   // A full or read-only disk keeps its own error (pannes.ts: no ROLLBACK once SQLite has ended the transaction).
   const sqliteDialect = new SqliteDialect({ database: withStatementCache(sqlite) });
+  const surEcriture = new Set<() => void>();
   const durable = wal
     ? durableApresCommit(
         sqliteDialect,
         sqlite,
         `${sqlite.name}-wal`,
         new CheckpointsEnArrierePlan(sqlite.name, options.onCheckpointError ? { onErreur: options.onCheckpointError } : {}),
+        () => {
+          for (const f of surEcriture) f();
+        },
       )
     : undefined;
   const dialect = dialecteTemoin(durable?.dialect ?? sqliteDialect, () => sqlite.inTransaction);
   const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] });
-  natifs.set(db, durable ? { kind: 'sqlite', sqlite, lectures: durable.lectures } : { kind: 'sqlite', sqlite });
+  natifs.set(db, durable ? { kind: 'sqlite', sqlite, lectures: durable.lectures, surEcriture } : { kind: 'sqlite', sqlite });
   return { kind: 'sqlite', db };
 }
 

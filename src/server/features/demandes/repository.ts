@@ -18,6 +18,7 @@ import { compacter, foldForSearch } from '../../../domain/normalise.js';
 import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cycleDeVie.js';
 import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
+import { IndexFtsDiffere } from '../../db/fts-differe.js';
 import { PairesFts, phrase } from '../../db/paires.js';
 import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
 import { depuisJson, lecturesConsultation, type CorrectionVueRow, type DemandeCompleteEtAccesRow, type DemandeCompleteLue, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
@@ -154,10 +155,19 @@ export class DemandesRepository {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.paires = new PairesFts(db, { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text' });
+    this.index =
+      kind === 'sqlite' ? IndexFtsDiffere.pour(db, { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text', attente: 'housing_search_pending' }) : null;
   }
 
   /** SQLite: the search's words of two letters (PairesFts). */
   private readonly paires: PairesFts;
+  /** SQLite: the trigram index, brought up to date after the writes' transactions (docs/decisions/0024). */
+  private readonly index: IndexFtsDiffere | null;
+
+  /** Before a search reads the trigram index: every change written is in it. */
+  private async indexAJour(q: ListeFiltre): Promise<void> {
+    if (q.q && this.index) await this.index.aJour();
+  }
 
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -564,6 +574,7 @@ export class DemandesRepository {
    * alone is first counted in its own index: past the bound, the page walks at once.
    */
   async page(q: ListeFiltre): Promise<ListeDemandes> {
+    await this.indexAJour(q);
     const offset = (q.page - 1) * q.pageSize;
     const column = SORT_COLUMN[q.sort];
     let rows: LignePage[];
@@ -778,6 +789,7 @@ export class DemandesRepository {
 
   /** Every matching request, in the list's order, read from the database in batches. */
   async *stream(q: ListeFiltre): AsyncIterableIterator<DemandeRow> {
+    await this.indexAJour(q);
     const ordre = <O>(query: SelectQueryBuilder<Database, 'housingRequests', O>) =>
       this.filtered(query, q).orderBy(SORT_COLUMN[q.sort], q.order).orderBy('id', q.order);
     if (this.kind !== 'sqlite') {
