@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatedRequest } from '../bench/seed.js';
 import { listeQuerySchema, texteDeRecherche, type DemandeCreation } from '../src/domain/demande.js';
 import { RATTRAPAGE_LOT } from '../src/server/db/fts-differe.js';
-import { migrate, openDatabase, type Db } from '../src/server/db/index.js';
+import { migrate, natif, openDatabase, type Db } from '../src/server/db/index.js';
 import type { NewDemande } from '../src/server/db/schema.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { createAccount, createTestApp, type TestContext } from './helpers.js';
@@ -140,6 +140,22 @@ describe.skipIf(!sqlite)('rows noted and not yet in the index, as a crash leaves
   afterAll(async () => {
     await db.destroy();
     await fsp.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('make a search fail, not miss them, while they cannot be brought in (a full disk), and stay noted', async () => {
+    const n = natif(db);
+    if (n?.kind !== 'sqlite') throw new Error('SQLite expected');
+    const pages = Number(n.sqlite.pragma('page_count', { simple: true }));
+    n.sqlite.pragma(`max_page_count = ${pages}`);
+    try {
+      const repository = new DemandesRepository(db, 'sqlite');
+      await expect(repository.page(liste('dernierval'))).rejects.toThrow(/full/u);
+      // Asked again: the same error, not an answer from an index that lacks them.
+      await expect(repository.page(liste('dernierval'))).rejects.toThrow(/full/u);
+    } finally {
+      n.sqlite.pragma('max_page_count = 1073741823');
+    }
+    expect(await enAttente(db)).toBe(3);
   });
 
   it('are found by the first search, each by its last text only', async () => {

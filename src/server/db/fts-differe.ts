@@ -60,7 +60,8 @@ export class IndexFtsDiffere {
 
   /**
    * After a commit that wrote: the rows it noted go into the index at the end of this turn, with the turn's others.
-   * A batch's own commit is the first one told after its statements (no one else holds the connection in between).
+   * A batch's own release is the first one told after its statements (no one else holds the connection in between),
+   * whether it committed or failed: a failing batch is not tried again at every turn, but at the next write or search.
    */
   planifier(): void {
     if (this.sonCommit) {
@@ -79,20 +80,20 @@ export class IndexFtsDiffere {
 
   /**
    * Brings into the index every row noted before the call (at once when none can be): batches until one leaves the
-   * note empty. Rows noted meanwhile may be in or not: a search started before their write was answered may miss them.
-   * Resolves once the batch's statements ran: its commit comes before any other use of the connection (durable.ts
-   * lends it to one holder at a time, in the order asked), so a read asked for afterwards sees the index as it left it.
+   * note empty, the loop given a turn between two. Rows noted meanwhile may be in or not: a search started before
+   * their write was answered may miss them. Resolves once a batch committed, before it gives the connection back and
+   * waits for the disk (durable.ts lends the connection to one holder at a time, in the order asked): a read asked
+   * for afterwards sees the index as it left it.
    */
   async aJour(): Promise<void> {
     if (this.suivi && !this.peutAttendre) return;
-    while (!(await (this.prochain ??= this.lot()))) {
-      /* the next batch */
-    }
+    while (!(await (this.prochain ??= this.lot()))) await new Promise((r) => setImmediate(r));
   }
 
   /**
    * One transaction: up to RATTRAPAGE_LOT noted rows forgotten by their old text, indexed by their new one. True when
-   * it left the note empty.
+   * it left the note empty. Begun and committed here, on a connection held for the purpose, so that its callers go on
+   * once the commit succeeded, not after the fsync that follows it, and learn of a failed commit.
    */
   private lot(): Promise<boolean> {
     const { fts, table, colonne, attente } = this.noms;
@@ -104,29 +105,38 @@ export class IndexFtsDiffere {
       resolve = ok;
       reject = ko;
     });
-    const fait = (vide: boolean) => {
-      this.prochain = null;
-      resolve(vide);
-    };
-    this.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from ${a} limit ${RATTRAPAGE_LOT + 1})`.execute(trx);
-      const n = Number(rows[0]!.n);
-      // Nothing is written while this transaction holds the connection: a read that comes now runs after it, and finds
-      // every row in the index when this batch takes them all. What is written afterwards asks again.
-      this.peutAttendre = n > RATTRAPAGE_LOT;
-      if (n === 0) return fait(true);
-      await sql`insert into ${f} (${f}, rowid, ${c}) select 'delete', k, ancien from ${premiers} where indexe = 1`.execute(trx);
-      await sql`insert into ${f} (rowid, ${c}) select h.rowid, h.${c} from ${premiers} as p join ${t} as h on h.rowid = p.k`.execute(trx);
-      await sql`delete from ${a} where k in (select k from ${premiers})`.execute(trx);
-      this.sonCommit = true;
-      fait(n <= RATTRAPAGE_LOT);
-    }).catch((error: unknown) => {
-      this.sonCommit = false;
-      // Rolled back: the rows stay noted (the commit's own failure comes after `fait`, and is told by the next batch).
-      this.peutAttendre = true;
-      this.prochain = null;
-      reject(error as Error);
-    });
+    const n0 = natif(this.db);
+    const enTransaction = () => n0?.kind === 'sqlite' && n0.sqlite.inTransaction;
+    this.db
+      .connection()
+      .execute(async (conn) => {
+        await sql`begin`.execute(conn);
+        try {
+          const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from ${a} limit ${RATTRAPAGE_LOT + 1})`.execute(conn);
+          const n = Number(rows[0]!.n);
+          if (n > 0) {
+            this.sonCommit = true;
+            await sql`insert into ${f} (${f}, rowid, ${c}) select 'delete', k, ancien from ${premiers} where indexe = 1`.execute(conn);
+            await sql`insert into ${f} (rowid, ${c}) select h.rowid, h.${c} from ${premiers} as p join ${t} as h on h.rowid = p.k`.execute(conn);
+            await sql`delete from ${a} where k in (select k from ${premiers})`.execute(conn);
+          }
+          await sql`commit`.execute(conn);
+          // Still holding the connection: nothing was written since the count. What is written from now on asks again.
+          this.peutAttendre = n > RATTRAPAGE_LOT;
+          if (this.prochain === promise) this.prochain = null;
+          resolve(n <= RATTRAPAGE_LOT);
+        } catch (error) {
+          if (enTransaction()) await sql`rollback`.execute(conn);
+          throw error;
+        }
+      })
+      .catch((error: unknown) => {
+        // Rolled back (or its fsync failed, once committed): the rows stay noted, or are in the index.
+        this.sonCommit = false;
+        this.peutAttendre = true;
+        if (this.prochain === promise) this.prochain = null;
+        reject(error as Error);
+      });
     return promise;
   }
 }
