@@ -19,10 +19,11 @@ import {
   TYPE_DE_LOGEMENT_VALUES,
 } from '../src/domain/options.js';
 import { STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../src/domain/statut.js';
-import type { Db } from '../src/server/db/index.js';
+import { natif, type Db } from '../src/server/db/index.js';
 import type { Categorie } from '../src/domain/documents.js';
 import type { DocumentTable, NewDemande } from '../src/server/db/schema.js';
 import { hashAccessKey, newAccessKey } from '../src/server/features/demandes/access.js';
+import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { TACHE } from '../src/server/features/demandes/cycleDeVie.js';
 import { random } from '../test/generated-inputs.js';
 
@@ -244,6 +245,9 @@ export async function seedRequests(db: Db, count: number): Promise<number> {
       if (poses.length > 0) await trx.insertInto('demandeEtiquettes').values(poses).execute();
     });
   }
+  // SQLite: the search index built once, as a server would have kept it (decision 0024), not left to its first search.
+  const n = natif(db);
+  if (n) await new DemandesRepository(db, n.kind).reconstruireRecherche();
   await db
     .insertInto('taches')
     .values({ nom: TACHE, bailJusqua: '', derniereFin: new Date().toISOString() })

@@ -104,37 +104,45 @@ describe.skipIf(!sqlite)('the trigram index, brought up to date after the writes
   });
 });
 
+/**
+ * A database (SQLite file in a new folder) whose rows were noted and not brought into the index, as a process that
+ * stopped between its writes and their turn's end leaves them: written by another connection than the app's, which
+ * brings nothing in. Three rows noted: a new text for one (noted twice), a row inserted then changed, a row deleted.
+ */
+async function baseLaisseeParUnArret(): Promise<string> {
+  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-differe-'));
+  const ouverte = openDatabase({ databaseUrl: undefined, dataDir });
+  await migrate(ouverte.db);
+  await ouverte.db.destroy();
+  const autre = new Database(path.join(dataDir, 'app.db'));
+  const inserer = (r: NewDemande) =>
+    autre
+      .prepare(`insert into housing_requests (${Object.keys(r).map((k) => k.replace(/[A-Z]/gu, (c) => `_${c.toLowerCase()}`)).join(', ')}) values (${Object.keys(r).map(() => '?').join(', ')})`)
+      .run(...Object.values(r).map((v) => (v === undefined ? null : v)));
+  autre.transaction(() => {
+    inserer({ ...row(1, 'Ancienval'), numeroUnique: '013crash00001' });
+    inserer({ ...row(2, 'Gardeloup'), numeroUnique: '013crash00002' });
+    inserer({ ...row(3, 'Effacelin'), numeroUnique: '013crash00003' });
+  })();
+  // Indexed, as the app would have before the crash.
+  autre.exec(`insert into housing_search (rowid, search_text) select k, h.search_text from housing_search_pending join housing_requests h on h.rowid = k;
+    delete from housing_search_pending`);
+  // Then, noted only.
+  const texte = (nom: string) => (autre.prepare('select search_text from housing_requests where numero_unique = ?').pluck().get(nom) as string).replace(/ancienval/gu, 'nouvelval');
+  autre.prepare('update housing_requests set search_text = ? where numero_unique = ?').run(texte('013crash00001'), '013crash00001');
+  autre.prepare("update housing_requests set search_text = replace(search_text, 'nouvelval', 'dernierval') where numero_unique = '013crash00001'").run();
+  inserer({ ...row(4, 'Tardivier'), numeroUnique: '013crash00004' });
+  autre.prepare("update housing_requests set search_text = replace(search_text, 'tardivier', 'tardivel') where numero_unique = '013crash00004'").run();
+  autre.prepare("delete from housing_requests where numero_unique = '013crash00003'").run();
+  autre.close();
+  return dataDir;
+}
+
 describe.skipIf(!sqlite)('rows noted and not yet in the index, as a crash leaves them', () => {
   let dataDir: string;
   let db: Db;
   beforeAll(async () => {
-    dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-differe-'));
-    const ouverte = openDatabase({ databaseUrl: undefined, dataDir });
-    await migrate(ouverte.db);
-    await ouverte.db.destroy();
-    // Written by another connection than the app's, which brings nothing into the index: as a process that stopped
-    // between its writes and their turn's end leaves them.
-    const autre = new Database(path.join(dataDir, 'app.db'));
-    const inserer = (r: NewDemande) =>
-      autre
-        .prepare(`insert into housing_requests (${Object.keys(r).map((k) => k.replace(/[A-Z]/gu, (c) => `_${c.toLowerCase()}`)).join(', ')}) values (${Object.keys(r).map(() => '?').join(', ')})`)
-        .run(...Object.values(r).map((v) => (v === undefined ? null : v)));
-    autre.transaction(() => {
-      inserer({ ...row(1, 'Ancienval'), numeroUnique: '013crash00001' });
-      inserer({ ...row(2, 'Gardeloup'), numeroUnique: '013crash00002' });
-      inserer({ ...row(3, 'Effacelin'), numeroUnique: '013crash00003' });
-    })();
-    // Indexed, as the app would have before the crash.
-    autre.exec(`insert into housing_search (rowid, search_text) select k, h.search_text from housing_search_pending join housing_requests h on h.rowid = k;
-      delete from housing_search_pending`);
-    // Then, noted only: a new text for one, another row, a row deleted, a row inserted then changed.
-    const texte = (nom: string) => (autre.prepare('select search_text from housing_requests where numero_unique = ?').pluck().get(nom) as string).replace(/ancienval/gu, 'nouvelval');
-    autre.prepare('update housing_requests set search_text = ? where numero_unique = ?').run(texte('013crash00001'), '013crash00001');
-    autre.prepare("update housing_requests set search_text = replace(search_text, 'nouvelval', 'dernierval') where numero_unique = '013crash00001'").run();
-    inserer({ ...row(4, 'Tardivier'), numeroUnique: '013crash00004' });
-    autre.prepare("update housing_requests set search_text = replace(search_text, 'tardivier', 'tardivel') where numero_unique = '013crash00004'").run();
-    autre.prepare("delete from housing_requests where numero_unique = '013crash00003'").run();
-    autre.close();
+    dataDir = await baseLaisseeParUnArret();
     db = openDatabase({ databaseUrl: undefined, dataDir }).db;
   });
   afterAll(async () => {
@@ -152,14 +160,13 @@ describe.skipIf(!sqlite)('rows noted and not yet in the index, as a crash leaves
       await expect(repository.page(liste('dernierval'))).rejects.toThrow(/full/u);
       // Asked again: the same error, not an answer from an index that lacks them.
       await expect(repository.page(liste('dernierval'))).rejects.toThrow(/full/u);
+      expect(await enAttente(db)).toBe(3);
     } finally {
       n.sqlite.pragma('max_page_count = 1073741823');
     }
-    expect(await enAttente(db)).toBe(3);
   });
 
-  it('are found by the first search, each by its last text only', async () => {
-    expect(await enAttente(db)).toBe(3);
+  it('are found by the next search, each by its last text only', async () => {
     const repository = new DemandesRepository(db, 'sqlite');
     const numeros = async (q: string) => (await repository.page(liste(q))).data.map((d) => d.numeroUnique);
     expect(await numeros('dernierval')).toEqual(['013crash00001']);
@@ -171,5 +178,22 @@ describe.skipIf(!sqlite)('rows noted and not yet in the index, as a crash leaves
     expect(await numeros('effacelin')).toEqual([]);
     expect(await enAttente(db)).toBe(0);
     await integre(db);
+  });
+});
+
+describe.skipIf(!sqlite)('rows a crash left noted, at start', () => {
+  it('are brought into the index without a search', async () => {
+    const dataDir = await baseLaisseeParUnArret();
+    const { db } = openDatabase({ databaseUrl: undefined, dataDir });
+    try {
+      expect(await enAttente(db)).toBe(3);
+      new DemandesRepository(db, 'sqlite');
+      await toutIndexe(db);
+      expect(await dansLIndex(db, 'dernierval')).toBe(1);
+      await integre(db);
+    } finally {
+      await db.destroy();
+      await fsp.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

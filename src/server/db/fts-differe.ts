@@ -56,6 +56,8 @@ export class IndexFtsDiffere {
     const n = natif(db);
     this.suivi = n?.kind === 'sqlite' && n.surEcriture !== undefined;
     if (n?.kind === 'sqlite') n.surEcriture?.add(() => this.planifier());
+    // What a crash left noted is brought in at start, rather than by the first search.
+    if (this.suivi) this.planifier();
   }
 
   /**
@@ -88,6 +90,18 @@ export class IndexFtsDiffere {
   async aJour(): Promise<void> {
     if (this.suivi && !this.peutAttendre) return;
     while (!(await (this.prochain ??= this.lot()))) await new Promise((r) => setImmediate(r));
+  }
+
+  /**
+   * The whole index built again from its content, the note emptied, in one transaction: for a table filled in bulk
+   * (the benches' seeds), where bringing rows in 64 at a time would take much longer.
+   */
+  async reconstruire(): Promise<void> {
+    const [f, a] = [this.noms.fts, this.noms.attente].map((n) => sql.raw(n));
+    await this.db.transaction().execute(async (trx) => {
+      await sql`insert into ${f} (${f}) values ('rebuild')`.execute(trx);
+      await sql`delete from ${a}`.execute(trx);
+    });
   }
 
   /**

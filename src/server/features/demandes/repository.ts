@@ -164,6 +164,11 @@ export class DemandesRepository {
   /** SQLite: the trigram index, brought up to date after the writes' transactions (docs/decisions/0024). */
   private readonly index: IndexFtsDiffere | null;
 
+  /** SQLite: the trigram index built again whole, for requests written in bulk (the benches' seeds). */
+  async reconstruireRecherche(): Promise<void> {
+    await this.index?.reconstruire();
+  }
+
   /** Before a search reads the trigram index: every change written is in it. */
   private async indexAJour(q: ListeFiltre): Promise<void> {
     if (q.q && this.index) await this.index.aJour();
