@@ -6,29 +6,14 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatedRequest } from '../bench/seed.js';
-import { listeQuerySchema, texteDeRecherche, TOTAL_BORNE, type DemandeCreation } from '../src/domain/demande.js';
-import { foldForSearch } from '../src/domain/normalise.js';
+import { listeQuerySchema, TOTAL_BORNE } from '../src/domain/demande.js';
 import { migrator, openDatabase, type Db } from '../src/server/db/index.js';
 import type { NewDemande } from '../src/server/db/schema.js';
 import { effacerDemande } from '../src/server/features/demandes/effacement.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { freshDatabaseUrl } from './db.js';
 import { createAccount, createTestApp, type TestContext } from './helpers.js';
-
-/** Generated request n with another name (and its search text, as the app writes it). */
-function row(n: number, prenom: string, nom: string, statut = generatedRequest(n).statutDeLaDemande!): NewDemande {
-  const base = generatedRequest(n);
-  const creation = { ...base, prenom, nom, quartierSouhaite: JSON.parse(base.quartierSouhaite as string) } as unknown as DemandeCreation;
-  return {
-    ...base,
-    prenom,
-    nom,
-    statutDeLaDemande: statut,
-    nomTri: foldForSearch(nom),
-    prenomTri: foldForSearch(prenom),
-    searchText: texteDeRecherche({ ...creation, dateDEnregistrement: base.dateDEnregistrement!, statutDeLaDemande: statut as never }),
-  };
-}
+import { demandeNommee, ftsIntegre } from './recherche-helpers.js';
 
 async function insert(db: Db, rows: NewDemande[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) await db.insertInto('housingRequests').values(rows.slice(i, i + 200)).execute();
@@ -63,12 +48,6 @@ function etiquettesDe(res: { json(): { data: { numeroUnique: string; etiquettes:
   return Object.fromEntries(res.json().data.map((d) => [d.numeroUnique, [...d.etiquettes].sort()]));
 }
 
-/** SQLite: FTS5's own check that the index holds exactly the text of housing_requests (external content). */
-async function ftsIntegre(db: Db, kind: string): Promise<void> {
-  if (kind !== 'sqlite') return;
-  await sql`insert into housing_search (housing_search, rank) values ('integrity-check', 1)`.execute(db);
-}
-
 describe('the managers list past the bound', () => {
   let ctx: TestContext;
   let cookie: string;
@@ -93,9 +72,9 @@ describe('the managers list past the bound', () => {
     // TOTAL_BORNE + 1 « Borne-Dupré », all « En attente »; five « Rarissime »; a few others.
     const prenoms = ['Émile', 'Zoé', 'Anaïs', 'Marie-Hélène', "N'Golo"];
     await insert(ctx.app.deps.db, [
-      ...Array.from({ length: TOTAL_BORNE + 1 }, (_, i) => row(i, prenoms[i % prenoms.length]!, 'Borne-Dupré', 'En attente')),
-      ...Array.from({ length: 5 }, (_, i) => row(TOTAL_BORNE + 1 + i, 'Léa', 'Rarissime', 'Passage CAL')),
-      ...Array.from({ length: 20 }, (_, i) => row(TOTAL_BORNE + 6 + i, 'Jean', 'Autre', 'Refusé')),
+      ...Array.from({ length: TOTAL_BORNE + 1 }, (_, i) => demandeNommee(i, prenoms[i % prenoms.length]!, 'Borne-Dupré', 'En attente')),
+      ...Array.from({ length: 5 }, (_, i) => demandeNommee(TOTAL_BORNE + 1 + i, 'Léa', 'Rarissime', 'Passage CAL')),
+      ...Array.from({ length: 20 }, (_, i) => demandeNommee(TOTAL_BORNE + 6 + i, 'Jean', 'Autre', 'Refusé')),
     ]);
   });
   afterAll(async () => {
@@ -183,9 +162,9 @@ describe('the managers list past the bound, searched on the name it is sorted by
     const prenoms = ['Émile', 'Zoé', 'Anaïs', 'Marie-Hélène', "N'Golo", 'Bruno', 'Yasmine'];
     const avant = ['Abadie', 'Bernard', 'Chevalier', 'Dubois', 'Fabre', 'Garcia', 'Laurent', 'Lefèvre'];
     await insert(ctx.app.deps.db, [
-      ...Array.from({ length: 4000 }, (_, i) => row(i, 'Paul', avant[i % avant.length]!)),
-      ...Array.from({ length: TOTAL_BORNE + 300 }, (_, i) => row(4000 + i, prenoms[i % prenoms.length]!, 'Martinez')),
-      ...Array.from({ length: 50 }, (_, i) => row(5300 + i, 'Zora', 'Zidane')),
+      ...Array.from({ length: 4000 }, (_, i) => demandeNommee(i, 'Paul', avant[i % avant.length]!)),
+      ...Array.from({ length: TOTAL_BORNE + 300 }, (_, i) => demandeNommee(4000 + i, prenoms[i % prenoms.length]!, 'Martinez')),
+      ...Array.from({ length: 50 }, (_, i) => demandeNommee(5300 + i, 'Zora', 'Zidane')),
     ]);
     // The statistics a running installation has (autovacuum): the planner's estimates and the table's size.
     if (ctx.app.deps.dbKind === 'postgres') await sql`analyze housing_requests`.execute(ctx.app.deps.db);
@@ -247,7 +226,7 @@ describe('the trigram index follows every write (migration 0011: linked by rowid
   beforeAll(async () => {
     ctx = await createTestApp();
     cookie = (await createAccount(ctx, 'manager')).cookie;
-    await insert(ctx.app.deps.db, [row(1, 'Gwenaëlle', "D'Angelo", 'En attente'), row(2, 'Gwenaëlle', 'Le Goff', 'En attente'), row(3, 'Yves', 'Kerbrat', 'En attente')]);
+    await insert(ctx.app.deps.db, [demandeNommee(1, 'Gwenaëlle', "D'Angelo", 'En attente'), demandeNommee(2, 'Gwenaëlle', 'Le Goff', 'En attente'), demandeNommee(3, 'Yves', 'Kerbrat', 'En attente')]);
   });
   afterAll(async () => {
     await ctx.close();
@@ -298,7 +277,7 @@ describe('migration 0011 on a database with rows', () => {
 
   it('indexes the stored rows, and keeps them in step with later writes', async () => {
     expect((await migrator(db).migrateTo('0010_effacement')).error).toBeUndefined();
-    await insert(db, [row(1, 'Anne-Laure', "N'Diaye", 'En attente'), row(2, 'Joël', 'de La Fontaine', 'Demande envoyée'), ...Array.from({ length: 30 }, (_, i) => row(10 + i, 'Paul', 'Martin', 'En attente'))]);
+    await insert(db, [demandeNommee(1, 'Anne-Laure', "N'Diaye", 'En attente'), demandeNommee(2, 'Joël', 'de La Fontaine', 'Demande envoyée'), ...Array.from({ length: 30 }, (_, i) => demandeNommee(10 + i, 'Paul', 'Martin', 'En attente'))]);
     expect((await migrator(db).migrateToLatest()).error).toBeUndefined();
     await ftsIntegre(db, kind);
     const repository = new DemandesRepository(db, kind);

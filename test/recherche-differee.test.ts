@@ -7,22 +7,15 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatedRequest } from '../bench/seed.js';
-import { listeQuerySchema, texteDeRecherche, type DemandeCreation } from '../src/domain/demande.js';
+import { listeQuerySchema } from '../src/domain/demande.js';
 import { RATTRAPAGE_LOT } from '../src/server/db/fts-differe.js';
 import { migrate, natif, openDatabase, type Db } from '../src/server/db/index.js';
 import type { NewDemande } from '../src/server/db/schema.js';
 import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { createAccount, createTestApp, type TestContext } from './helpers.js';
+import { demandeNommee, ftsIntegre } from './recherche-helpers.js';
 
 const sqlite = !process.env.DATABASE_URL;
-
-/** Generated request n named `nom`, with its search text as the app writes it. */
-function row(n: number, nom: string): NewDemande {
-  const base = generatedRequest(n);
-  const creation = { ...base, nom, quartierSouhaite: JSON.parse(base.quartierSouhaite as string) } as unknown as DemandeCreation;
-  return { ...base, nom, searchText: texteDeRecherche({ ...creation, dateDEnregistrement: base.dateDEnregistrement!, statutDeLaDemande: base.statutDeLaDemande as never }) };
-}
 
 /** The rows noted and not yet in the index. */
 async function enAttente(db: Db): Promise<number> {
@@ -42,11 +35,6 @@ async function toutIndexe(db: Db): Promise<void> {
 /** The index's own matches of one word, read directly (not through the list, which brings the index up to date first). */
 async function dansLIndex(db: Db, mot: string): Promise<number> {
   return Number((await sql<{ n: number }>`select count(*) as n from housing_search where housing_search match ${`"${mot}"`}`.execute(db)).rows[0]!.n);
-}
-
-/** FTS5's own check that the index holds exactly the texts of housing_requests (external content). */
-async function integre(db: Db): Promise<void> {
-  await sql`insert into housing_search (housing_search, rank) values ('integrity-check', 1)`.execute(db);
 }
 
 const liste = (q: string) => listeQuerySchema.parse({ q, pageSize: '100' });
@@ -84,7 +72,7 @@ describe.skipIf(!sqlite)('the trigram index, brought up to date after the writes
     await toutIndexe(db);
     // Forgotten by its old text, found by its new one.
     expect(await dansLIndex(db, 'passage cal')).toBe(1);
-    await integre(db);
+    await ftsIntegre(db, 'sqlite');
     const found = await ctx.app.inject({ method: 'GET', url: `/app/api/logement?q=${encodeURIComponent('quillebeuf passage')}`, headers: { cookie } });
     expect(found.json().data.map((d: { numeroUnique: string }) => d.numeroUnique)).toEqual(['013differe001']);
   });
@@ -94,13 +82,13 @@ describe.skipIf(!sqlite)('the trigram index, brought up to date after the writes
     const n = 2 * RATTRAPAGE_LOT + 22;
     await db
       .insertInto('housingRequests')
-      .values(Array.from({ length: n }, (_, i) => row(1000 + i, 'Vrillonnet')))
+      .values(Array.from({ length: n }, (_, i) => demandeNommee(1000 + i, 'Awa', 'Vrillonnet')))
       .execute();
     const page = await new DemandesRepository(db, 'sqlite').page(liste('vrillonnet'));
     expect(page.total).toBe(n);
     expect(await enAttente(db)).toBe(0);
     expect(await dansLIndex(db, 'vrillonnet')).toBe(n);
-    await integre(db);
+    await ftsIntegre(db, 'sqlite');
   });
 });
 
@@ -120,9 +108,9 @@ async function baseLaisseeParUnArret(): Promise<string> {
       .prepare(`insert into housing_requests (${Object.keys(r).map((k) => k.replace(/[A-Z]/gu, (c) => `_${c.toLowerCase()}`)).join(', ')}) values (${Object.keys(r).map(() => '?').join(', ')})`)
       .run(...Object.values(r).map((v) => (v === undefined ? null : v)));
   autre.transaction(() => {
-    inserer({ ...row(1, 'Ancienval'), numeroUnique: '013crash00001' });
-    inserer({ ...row(2, 'Gardeloup'), numeroUnique: '013crash00002' });
-    inserer({ ...row(3, 'Effacelin'), numeroUnique: '013crash00003' });
+    inserer({ ...demandeNommee(1, 'Awa', 'Ancienval'), numeroUnique: '013crash00001' });
+    inserer({ ...demandeNommee(2, 'Awa', 'Gardeloup'), numeroUnique: '013crash00002' });
+    inserer({ ...demandeNommee(3, 'Awa', 'Effacelin'), numeroUnique: '013crash00003' });
   })();
   // Indexed, as the app would have before the crash.
   autre.exec(`insert into housing_search (rowid, search_text) select k, h.search_text from housing_search_pending join housing_requests h on h.rowid = k;
@@ -131,7 +119,7 @@ async function baseLaisseeParUnArret(): Promise<string> {
   const texte = (nom: string) => (autre.prepare('select search_text from housing_requests where numero_unique = ?').pluck().get(nom) as string).replace(/ancienval/gu, 'nouvelval');
   autre.prepare('update housing_requests set search_text = ? where numero_unique = ?').run(texte('013crash00001'), '013crash00001');
   autre.prepare("update housing_requests set search_text = replace(search_text, 'nouvelval', 'dernierval') where numero_unique = '013crash00001'").run();
-  inserer({ ...row(4, 'Tardivier'), numeroUnique: '013crash00004' });
+  inserer({ ...demandeNommee(4, 'Awa', 'Tardivier'), numeroUnique: '013crash00004' });
   autre.prepare("update housing_requests set search_text = replace(search_text, 'tardivier', 'tardivel') where numero_unique = '013crash00004'").run();
   autre.prepare("delete from housing_requests where numero_unique = '013crash00003'").run();
   autre.close();
@@ -177,7 +165,7 @@ describe.skipIf(!sqlite)('rows noted and not yet in the index, as a crash leaves
     expect(await numeros('gardeloup')).toEqual(['013crash00002']);
     expect(await numeros('effacelin')).toEqual([]);
     expect(await enAttente(db)).toBe(0);
-    await integre(db);
+    await ftsIntegre(db, 'sqlite');
   });
 });
 
@@ -190,7 +178,7 @@ describe.skipIf(!sqlite)('rows a crash left noted, at start', () => {
       new DemandesRepository(db, 'sqlite');
       await toutIndexe(db);
       expect(await dansLIndex(db, 'dernierval')).toBe(1);
-      await integre(db);
+      await ftsIntegre(db, 'sqlite');
     } finally {
       await db.destroy();
       await fsp.rm(dataDir, { recursive: true, force: true });

@@ -147,6 +147,9 @@ function vueComplete<R extends DemandeCompleteRow>(lue: (R & Pick<DemandeComplet
   return { row: row as unknown as R, documents: depuisJson<DocumentVueRow[]>(documents) ?? [], correction: depuisJson<CorrectionVueRow>(correction) };
 }
 
+/** SQLite: the managers' trigram index (migrations 0011, 0032) and the text it indexes. */
+const INDEX_RECHERCHE = { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text' };
+
 export class DemandesRepository {
   constructor(
     private readonly db: Db,
@@ -154,9 +157,8 @@ export class DemandesRepository {
     /** The clock of the managers' validity filter (AppDeps.now). */
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.paires = new PairesFts(db, { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text' });
-    this.index =
-      kind === 'sqlite' ? IndexFtsDiffere.pour(db, { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text', attente: 'housing_search_pending' }) : null;
+    this.paires = new PairesFts(db, INDEX_RECHERCHE);
+    this.index = kind === 'sqlite' ? IndexFtsDiffere.pour(db, { ...INDEX_RECHERCHE, attente: 'housing_search_pending' }) : null;
   }
 
   /** SQLite: the search's words of two letters (PairesFts). */
