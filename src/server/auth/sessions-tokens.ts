@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   BinaryOperationNode,
   ColumnNode,
@@ -44,7 +44,7 @@ const RECENT_MS = 10_000;
 const RECENT_MAX = 1_000;
 
 export function hashSessionToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export class SessionTokenPlugin implements KyselyPlugin {

@@ -15,7 +15,8 @@ export class RequetePreparee<R> {
   private readonly natif: Natif | undefined;
   /** The SQL Kysely runs when the driver is not at hand. */
   private readonly viaKysely: string;
-  private statement: Statement<unknown[], R> | undefined;
+  /** SQLite: the statement, prepared once, giving its rows as arrays, and the maker of their objects. */
+  private sqlite: { statement: Statement<unknown[], unknown[]>; ligne: (valeurs: unknown[]) => R } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -34,8 +35,9 @@ export class RequetePreparee<R> {
   async first(...values: unknown[]): Promise<R | undefined> {
     const n = this.natif;
     if (n?.kind === 'sqlite' && lisibleTelQuel(n)) {
-      this.statement ??= n.sqlite.prepare<unknown[], R>(this.sqliteSql);
-      return this.statement.get(...values);
+      const { statement, ligne } = (this.sqlite ??= preparer<R>(n.sqlite, this.sqliteSql));
+      const valeurs = statement.get(...values);
+      return valeurs === undefined ? undefined : ligne(valeurs);
     }
     return (await this.all(...values))[0];
   }
@@ -45,8 +47,8 @@ export class RequetePreparee<R> {
     const n = this.natif;
     if (n?.kind === 'sqlite') {
       if (lisibleTelQuel(n)) {
-        this.statement ??= n.sqlite.prepare<unknown[], R>(this.sqliteSql);
-        return this.statement.all(...values);
+        const { statement, ligne } = (this.sqlite ??= preparer<R>(n.sqlite, this.sqliteSql));
+        return statement.all(...values).map(ligne);
       }
       return (await this.db.executeQuery<R>(CompiledQuery.raw(this.sqliteSql, values))).rows as R[];
     }
@@ -56,6 +58,22 @@ export class RequetePreparee<R> {
     }
     return (await this.db.executeQuery<R>(CompiledQuery.raw(this.viaKysely, values))).rows as R[];
   }
+}
+
+/**
+ * SQLite: the statement in raw mode (each row an array of its values) and a function that makes the row's object in
+ * one object literal of the statement's column names. better-sqlite3 builds each row's object itself, one property set
+ * after another through V8's generic path (a new hidden class at each step, names looked up in the string table): the
+ * full view's 30 columns took ~17 µs to read that way and ~10 µs this way, on the same statement (issue 11 point 3).
+ * The names are the statement's own (its `as "…"` aliases), never a caller's input; `__proto__` would set the
+ * object's prototype in a literal, so it is refused.
+ */
+function preparer<R>(sqlite: Extract<Natif, { kind: 'sqlite' }>['sqlite'], sql: string) {
+  const statement = sqlite.prepare<unknown[], unknown[]>(sql).raw(true);
+  const noms = statement.columns().map((c) => c.name);
+  if (noms.includes('__proto__')) throw new Error(`a column named __proto__ would set the row's prototype: ${sql}`);
+  const ligne = new Function('v', `return { ${noms.map((nom, i) => `${JSON.stringify(nom)}: v[${i}]`).join(', ')} };`) as (valeurs: unknown[]) => R;
+  return { statement, ligne };
 }
 
 /**

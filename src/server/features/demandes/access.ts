@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
@@ -17,7 +17,7 @@ export function newAccessKey(): string {
 }
 
 export function hashAccessKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function privateLink(publicUrl: string, numeroUnique: string, accessKey: string): string {

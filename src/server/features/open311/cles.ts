@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { PREFIXE_CLE_OPEN311 } from '../../../domain/open311.js';
 
 /** A new API key: a recognisable prefix, then 256 random bits (base64url). Shown once; never stored. */
@@ -11,5 +11,5 @@ export function nouvelleCleApi(): string {
  * needed (nothing to guess from a copy of the table), and a posted key is found by its hash through the index.
  */
 export function hashCleApi(cle: string): string {
-  return createHash('sha256').update(cle, 'utf8').digest('hex');
+  return hash('sha256', cle, 'hex');
 }
