@@ -1,6 +1,6 @@
-// The hot path's prepared reads on SQLite (src/server/db/preparee.ts): the statement gives each row as an array and
-// one object literal of its column names makes the object. Those objects must be the very ones better-sqlite3 made
-// itself: same names in the same order, same values and types, whatever the names.
+// SQLite rows made by one object literal of their column names (src/server/db/lignes.ts), in the hot path's prepared
+// reads (db/preparee.ts) and under Kysely (db/index.ts): they must be the very rows better-sqlite3 and Kysely's naming
+// plugin made before, same names in the same order, same values and types, whatever the names.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,6 +53,36 @@ describe.skipIf(!sqlite)('prepared reads on SQLite', () => {
     const texte = 'select entier as v, texte as v from t where id = ?';
     expect(await lecture(texte).first(1)).toEqual(attendu(texte, 1)[0]);
     expect(await lecture(texte).first(1)).toEqual({ v: "Hélène d'Aix\n« guillemets » \"x\"" });
+  });
+
+  it('gives Kysely the rows it gave before: camelCased by the plugin, as they come without it, the same in a stream', async () => {
+    const texte = 'select id, entier as "numero_e", reel as "a_b_c", texte, rien, octets from t order by id';
+    const camel = attendu(texte).map((r) => ({ id: r.id, numeroE: r.numero_e, aBC: r.a_b_c, texte: r.texte, rien: r.rien, octets: r.octets }));
+    const lues = (await sql.raw<Record<string, unknown>>(texte).execute(db)).rows;
+    expect(lues).toEqual(camel);
+    expect(lues.map((r) => Object.keys(r))).toEqual(camel.map((r) => Object.keys(r)));
+    // Without the plugin (Kysely's schema introspection, which better-auth reads: dflt_value, notnull), the names stay.
+    expect((await sql.raw(texte).execute(db.withoutPlugins())).rows).toEqual(attendu(texte));
+    const colonnes = await db.withoutPlugins().introspection.getTables();
+    expect(colonnes.find((table) => table.name === 't')!.columns.map((c) => [c.name, c.isNullable, c.hasDefaultValue])).toEqual([
+      ['id', true, false],
+      ['entier', true, false],
+      ['reel', true, false],
+      ['texte', true, false],
+      ['rien', true, false],
+      ['octets', true, false],
+    ]);
+    // A stream gets rows of the same shape; one left after its first row leaves the query free to run again.
+    const requete = () => db.selectFrom('t' as never).select(['id', 'entier as numero_e'] as never).orderBy('id' as never);
+    const flux: unknown[] = [];
+    for await (const ligne of requete().stream()) flux.push(ligne);
+    expect(flux).toEqual([{ id: 1, numeroE: 42 }, { id: 2, numeroE: -7 }]);
+    for await (const ligne of requete().stream()) {
+      expect(ligne).toEqual({ id: 1, numeroE: 42 });
+      break;
+    }
+    expect(await requete().execute()).toEqual(flux);
+    expect(Object.keys((await db.selectFrom('t' as never).selectAll().executeTakeFirstOrThrow()) as object)).toEqual(['id', 'entier', 'reel', 'texte', 'rien', 'octets']);
   });
 
   it('refuses a column named __proto__, which an object literal would take for the prototype', async () => {

@@ -2,7 +2,19 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import {
+  CamelCasePlugin,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  sql,
+  SqliteDialect,
+  type Migration,
+  type MigrationProvider,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type UnknownRow,
+} from 'kysely';
 import type pg from 'pg';
 import type Cursor from 'pg-cursor';
 import { AUTO_CHECKPOINT_SECOURS, CheckpointsEnArrierePlan } from './checkpoint.js';
@@ -40,6 +52,7 @@ import * as m0032 from './migrations/0032_recherche_differee.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
+import { fabriqueDeLignes, fabriqueDeRenommage } from './lignes.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -49,11 +62,33 @@ const require = createRequire(import.meta.url);
 /**
  * camelCase in code, snake_case in the database, one letter at a time so that the spec's names
  * round-trip: nombreDEnfants <-> nombre_d_enfants (the stock plugin would write nombre_denfants).
+ *
+ * `lignesPlates` (SQLite, whose values are never objects or arrays): a result's rows are renamed by one object literal
+ * of the camelCased names, made once per list of columns, instead of the stock plugin's rebuilding of every row key by
+ * key (which also looks into nested objects, as PostgreSQL's json columns need).
  */
 class NamingPlugin extends CamelCasePlugin {
   // Identifiers are few and fixed: convert each once (this runs for every key of every row).
   private readonly toSnake = new Map<string, string>();
   private readonly toCamel = new Map<string, string>();
+  private readonly renommages = new Map<string, (ligne: UnknownRow) => UnknownRow>();
+
+  constructor(private readonly lignesPlates = false) {
+    super();
+  }
+
+  override async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const { rows } = args.result;
+    if (!this.lignesPlates || rows.length === 0) return super.transformResult(args);
+    const noms = Object.keys(rows[0]!);
+    const cle = noms.join('\u0000');
+    let renommer = this.renommages.get(cle);
+    if (!renommer) {
+      renommer = fabriqueDeRenommage<UnknownRow>(noms, noms.map((nom) => this.camelCase(nom)), noms.join(', '));
+      if (this.renommages.size < 1_000) this.renommages.set(cle, renommer);
+    }
+    return { ...args.result, rows: rows.map(renommer) };
+  }
 
   protected override snakeCase(str: string): string {
     let out = this.toSnake.get(str);
@@ -74,23 +109,56 @@ class NamingPlugin extends CamelCasePlugin {
   }
 }
 
+/** What Kysely's SQLite driver uses of a statement: whether it reads, and its three ways of running. */
+interface Instruction {
+  readonly reader: boolean;
+  all(parameters: readonly unknown[]): unknown[];
+  run(parameters: readonly unknown[]): SqliteDatabase.RunResult;
+  iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
+}
+
 /**
- * better-sqlite3 with its prepared statements kept: Kysely prepares every query anew, and
- * preparing costs as much as running a lookup by key. The app's queries are a bounded set.
+ * better-sqlite3 as Kysely sees it, with two costs taken out (issue 11):
+ * - each statement is prepared once and kept: Kysely prepares every query anew, and preparing costs as much as
+ *   running a lookup by key (the app's queries are a bounded set);
+ * - a reading statement gives its rows as arrays, made into objects by one literal of its column names (lignes.ts),
+ *   rather than by better-sqlite3 property by property.
+ * A stream gets a statement of its own: one left unfinished cannot keep the kept one busy.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+function avecInstructionsGardees(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
+  const cache = new Map<string, Instruction>();
+  const preparer = (source: string): Instruction => {
+    const statement = sqlite.prepare(source);
+    if (!statement.reader) {
+      return {
+        reader: false,
+        all: () => [],
+        run: (parameters) => statement.run(parameters),
+        iterate: () => [][Symbol.iterator](),
+      };
+    }
+    const ligne = fabriqueDeLignes(statement.columns().map((c) => c.name), source);
+    statement.raw(true);
+    return {
+      reader: true,
+      all: (parameters) => (statement.all(parameters) as unknown[][]).map(ligne),
+      run: (parameters) => statement.run(parameters),
+      *iterate(parameters) {
+        for (const valeurs of sqlite.prepare(source).raw(true).iterate(parameters) as IterableIterator<unknown[]>) yield ligne(valeurs);
+      },
+    };
+  };
   return new Proxy(sqlite, {
     get(target, prop, receiver) {
       if (prop === 'prepare') {
         return (source: string) => {
-          let statement = cache.get(source);
-          if (!statement) {
-            statement = target.prepare(source);
+          let instruction = cache.get(source);
+          if (!instruction) {
+            instruction = preparer(source);
             if (cache.size >= 500) cache.delete(cache.keys().next().value!);
-            cache.set(source, statement);
+            cache.set(source, instruction);
           }
-          return statement;
+          return instruction;
         };
       }
       const value: unknown = Reflect.get(target, prop, receiver);
@@ -192,7 +260,7 @@ export function openDatabase(options: {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // A full or read-only disk keeps its own error (pannes.ts: no ROLLBACK once SQLite has ended the transaction).
-  const sqliteDialect = new SqliteDialect({ database: withStatementCache(sqlite) });
+  const sqliteDialect = new SqliteDialect({ database: avecInstructionsGardees(sqlite) });
   const surEcriture = new Set<() => void>();
   const durable = wal
     ? durableApresCommit(
@@ -206,7 +274,7 @@ export function openDatabase(options: {
       )
     : undefined;
   const dialect = dialecteTemoin(durable?.dialect ?? sqliteDialect, () => sqlite.inTransaction);
-  const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] });
+  const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin(true)] });
   natifs.set(db, durable ? { kind: 'sqlite', sqlite, lectures: durable.lectures, surEcriture } : { kind: 'sqlite', sqlite });
   return { kind: 'sqlite', db };
 }

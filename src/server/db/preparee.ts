@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter } from 'kysely';
 import { natif, type Db, type Natif } from './index.js';
+import { fabriqueDeLignes } from './lignes.js';
 
 /**
  * One read of a hot path, prepared once and run on the driver itself rather than built by Kysely for
@@ -60,20 +61,11 @@ export class RequetePreparee<R> {
   }
 }
 
-/**
- * SQLite: the statement in raw mode (each row an array of its values) and a function that makes the row's object in
- * one object literal of the statement's column names. better-sqlite3 builds each row's object itself, one property set
- * after another through V8's generic path (a new hidden class at each step, names looked up in the string table): the
- * full view's 30 columns took ~17 µs to read that way and ~10 µs this way, on the same statement (issue 11 point 3).
- * The names are the statement's own (its `as "…"` aliases), never a caller's input; `__proto__` would set the
- * object's prototype in a literal, so it is refused.
- */
+/** SQLite: the statement in raw mode and the maker of its rows' objects (lignes.ts). */
 function preparer<R>(sqlite: Extract<Natif, { kind: 'sqlite' }>['sqlite'], sql: string) {
-  const statement = sqlite.prepare<unknown[], unknown[]>(sql).raw(true);
-  const noms = statement.columns().map((c) => c.name);
-  if (noms.includes('__proto__')) throw new Error(`a column named __proto__ would set the row's prototype: ${sql}`);
-  const ligne = new Function('v', `return { ${noms.map((nom, i) => `${JSON.stringify(nom)}: v[${i}]`).join(', ')} };`) as (valeurs: unknown[]) => R;
-  return { statement, ligne };
+  const statement = sqlite.prepare<unknown[], unknown[]>(sql);
+  const ligne = fabriqueDeLignes<R>(statement.columns().map((c) => c.name), sql);
+  return { statement: statement.raw(true), ligne };
 }
 
 /**
