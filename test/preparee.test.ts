@@ -35,7 +35,7 @@ describe.skipIf(!sqlite)('prepared reads on SQLite', () => {
   });
 
   it('gives the rows better-sqlite3 gives: names in order, values and types, odd names and JSON included', async () => {
-    const texte = `select id, entier as "numéroÉ", reel as "a b", texte as "x""y", rien as "constructor", octets, entier * 2 as "double",
+    const texte = `select id, entier as "numéroÉ", reel as "a b", texte as "x""y", rien as "constructor", octets, entier + entier as "double",
       json_object('k', texte) as "json" from t where id >= ? order by id`;
     const lue = lecture<Record<string, unknown>>(texte);
     const [premiere, seconde] = attendu(texte, 1);
@@ -83,6 +83,26 @@ describe.skipIf(!sqlite)('prepared reads on SQLite', () => {
     }
     expect(await requete().execute()).toEqual(flux);
     expect(Object.keys((await db.selectFrom('t' as never).selectAll().executeTakeFirstOrThrow()) as object)).toEqual(['id', 'entier', 'reel', 'texte', 'rien', 'octets']);
+  });
+
+  it('follows a schema change under a kept statement: `select *` and `returning *` name the columns of the moment', async () => {
+    await sql`create table m (a_a integer, b_b text)`.execute(db);
+    await sql`insert into m values (1, 'x')`.execute(db);
+    const tout = () => db.selectFrom('m' as never).selectAll().execute();
+    const nomme = () => db.selectFrom('m' as never).select(['a_a as aA'] as never).execute();
+    const ajout = () => db.insertInto('m' as never).values({ aA: 2 } as never).returningAll().execute();
+    expect(await tout()).toEqual([{ aA: 1, bB: 'x' }]);
+    expect(await nomme()).toEqual([{ aA: 1 }]);
+    expect(await ajout()).toEqual([{ aA: 2, bB: null }]);
+    await sql`alter table m add column c_c text default 'c'`.execute(db);
+    expect(await tout()).toEqual([{ aA: 1, bB: 'x', cC: 'c' }, { aA: 2, bB: null, cC: 'c' }]);
+    expect(await nomme()).toEqual([{ aA: 1 }, { aA: 2 }]);
+    await sql`alter table m drop column b_b`.execute(db);
+    expect(await tout()).toEqual([{ aA: 1, cC: 'c' }, { aA: 2, cC: 'c' }]);
+    expect(await ajout()).toEqual([{ aA: 2, cC: 'c' }]);
+    const flux: unknown[] = [];
+    for await (const ligne of db.selectFrom('m' as never).selectAll().stream()) flux.push(ligne);
+    expect(flux).toEqual(await tout());
   });
 
   it('refuses a column named __proto__, which an object literal would take for the prototype', async () => {

@@ -52,7 +52,7 @@ import * as m0032 from './migrations/0032_recherche_differee.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
-import { fabriqueDeLignes, fabriqueDeRenommage } from './lignes.js';
+import { colonnesFixes, fabriqueDeLignes, fabriqueDeRenommage } from './lignes.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -121,8 +121,9 @@ interface Instruction {
  * better-sqlite3 as Kysely sees it, with two costs taken out (issue 11):
  * - each statement is prepared once and kept: Kysely prepares every query anew, and preparing costs as much as
  *   running a lookup by key (the app's queries are a bounded set);
- * - a reading statement gives its rows as arrays, made into objects by one literal of its column names (lignes.ts),
- *   rather than by better-sqlite3 property by property.
+ * - a reading statement whose text fixes its columns (lignes.ts `colonnesFixes`: no `select *`, no `returning *`)
+ *   gives its rows as arrays, made into objects by one literal of its column names (lignes.ts), rather than by
+ *   better-sqlite3 property by property.
  * A stream gets a statement of its own: one left unfinished cannot keep the kept one busy.
  */
 function avecInstructionsGardees(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
@@ -135,6 +136,14 @@ function avecInstructionsGardees(sqlite: SqliteDatabase.Database): SqliteDatabas
         all: () => [],
         run: (parameters) => statement.run(parameters),
         iterate: () => [][Symbol.iterator](),
+      };
+    }
+    if (!colonnesFixes(source)) {
+      return {
+        reader: true,
+        all: (parameters) => statement.all(parameters),
+        run: (parameters) => statement.run(parameters),
+        iterate: (parameters) => sqlite.prepare(source).iterate(parameters),
       };
     }
     const ligne = fabriqueDeLignes(statement.columns().map((c) => c.name), source);

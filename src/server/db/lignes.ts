@@ -22,3 +22,13 @@ export function fabriqueDeLignes<R>(noms: readonly string[], sql: string): (vale
 export function fabriqueDeRenommage<R>(depuis: readonly string[], vers: readonly string[], sql: string): (ligne: Record<string, unknown>) => R {
   return fabrique(vers, (i) => `v[${JSON.stringify(depuis[i])}]`, sql);
 }
+
+/**
+ * Whether a statement's text fixes its columns, so that names read once at its preparation hold for every run. A `*`
+ * does not: SQLite prepares a kept statement again after a schema change (a migration), and its `*` then names the
+ * columns of that moment (an added one, a dropped one gone), which names read before would drop or misname. `count(*)`
+ * is not one; any other `*` (a product, a comment) counts as one, which only costs speed.
+ */
+export function colonnesFixes(sql: string): boolean {
+  return !sql.replace(/count\(\*\)/giu, '').includes('*');
+}
