@@ -1,5 +1,5 @@
 // SQLite: the managers' trigram index brought up to date after the writes' transactions (migration 0032,
-// db/fts-differe.ts, docs/decisions/0024): a write's rows go into the index 100 ms after it; a search never
+// db/fts-differe.ts, docs/decisions/0024): a write's rows go into the index at the end of its turn; a search never
 // misses a row noted and not yet brought in (left by a crash, or a batch larger than one transaction takes).
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -23,8 +23,9 @@ async function enAttente(db: Db): Promise<number> {
 }
 
 /**
- * Waits (at most a second) until no row is noted: brought in by the flush that follows the write (ATTENTE_INDEX_MS),
- * without any search.
+ * Waits (at most a second) until no row is noted: brought in by the turn's end that follows the write, without any
+ * search. (That turn may end after the write is answered: a request started at a turn's end, by the API's turn
+ * budget, ends its own turn before its answer's.)
  */
 async function toutIndexe(db: Db): Promise<void> {
   for (let i = 0; i < 100 && (await enAttente(db)) > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
@@ -93,7 +94,7 @@ describe.skipIf(!sqlite)('the trigram index, brought up to date after the writes
 
 /**
  * A database (SQLite file in a new folder) whose rows were noted and not brought into the index, as a process that
- * stopped between its writes and their flush leaves them: written by another connection than the app's, which
+ * stopped between its writes and their turn's end leaves them: written by another connection than the app's, which
  * brings nothing in. Three rows noted: a new text for one (noted twice), a row inserted then changed, a row deleted.
  */
 async function baseLaisseeParUnArret(): Promise<string> {

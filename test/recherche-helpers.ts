@@ -3,10 +3,8 @@ import { sql } from 'kysely';
 import { generatedRequest } from '../bench/seed.js';
 import { texteDeRecherche, type DemandeCreation } from '../src/domain/demande.js';
 import { foldForSearch } from '../src/domain/normalise.js';
-import { IndexFtsDiffere } from '../src/server/db/fts-differe.js';
 import type { Db } from '../src/server/db/index.js';
 import type { NewDemande } from '../src/server/db/schema.js';
-import { INDEX_RECHERCHE_DIFFERE } from '../src/server/features/demandes/repository.js';
 
 /** Generated request n with another name (and its search text, as the app writes it). */
 export function demandeNommee(n: number, prenom: string, nom: string, statut = generatedRequest(n).statutDeLaDemande!): NewDemande {
@@ -23,12 +21,8 @@ export function demandeNommee(n: number, prenom: string, nom: string, statut = g
   };
 }
 
-/**
- * SQLite: FTS5's own check that the index holds exactly the text of housing_requests (external content), once the
- * rows noted since the last writes are in it, as a search first brings them (docs/decisions/0024).
- */
+/** SQLite: FTS5's own check that the index holds exactly the text of housing_requests (external content). */
 export async function ftsIntegre(db: Db, kind: string): Promise<void> {
   if (kind !== 'sqlite') return;
-  await IndexFtsDiffere.pour(db, INDEX_RECHERCHE_DIFFERE).aJour();
   await sql`insert into housing_search (housing_search, rank) values ('integrity-check', 1)`.execute(db);
 }

@@ -4,14 +4,6 @@ import { natif, type Db } from './index.js';
 /** Rows brought into the index per transaction: a batch of many (a whole lot's status change) does not hold the loop. */
 export const RATTRAPAGE_LOT = 64;
 
-/**
- * How long after a write its rows wait for the index, with the writes that follow meanwhile. Brought in at the end of
- * each turn that wrote, the mixed load's rows came ~3 at a time: each batch paid its count, its delete and its commit
- * (~0.3 ms on a slow machine, besides ~0.14 ms a row) and one more fsync. Nothing reads the index without bringing it
- * up to date first (a search, its export, a batch action), so the wait is never seen.
- */
-export const ATTENTE_INDEX_MS = 100;
-
 /** Names written into SQL as they are: constants of the code, never input. */
 interface Noms {
   /** The external-content FTS5 table. */
@@ -26,8 +18,8 @@ interface Noms {
 /**
  * SQLite: an FTS5 index brought up to date after its content's transactions rather than inside them
  * (docs/decisions/0024). The triggers note the changed rows; this empties the note into the index, in
- * transactions of its own: `ATTENTE_INDEX_MS` after this process wrote (`planifier`, called after each commit that
- * wrote), so that the writes of that time cost the index one transaction and one segment, and always before
+ * transactions of its own: at the end of the turn of the event loop in which this process wrote (`planifier`,
+ * called after each commit that wrote), so that the writes of a turn cost the index one segment, and always before
  * the index is read (`aJour`), so that a search never misses a change, nor what a crash left noted (rows may wait at
  * start). Only this process writes the content table while the server runs (SQLite: one instance, the command-line
  * tools that write it run with the server stopped): its writes are the ones it must follow.
@@ -69,8 +61,7 @@ export class IndexFtsDiffere {
   }
 
   /**
-   * After a commit that wrote: the rows it noted go into the index `ATTENTE_INDEX_MS` later, with those of the writes
-   * made meanwhile.
+   * After a commit that wrote: the rows it noted go into the index at the end of this turn, with the turn's others.
    * A batch's own release is the first one told after its statements (no one else holds the connection in between),
    * whether it committed or failed: a failing batch is not tried again at every turn, but at the next write or search.
    */
@@ -82,11 +73,11 @@ export class IndexFtsDiffere {
     this.peutAttendre = true;
     if (this.planifie) return;
     this.planifie = true;
-    setTimeout(() => {
+    setImmediate(() => {
       this.planifie = false;
-      // A failure leaves the rows noted, for the next write's flush or the next search (which then answers the error).
+      // A failure leaves the rows noted, for the next write's turn or the next search (which then answers the error).
       this.aJour().catch(() => undefined);
-    }, ATTENTE_INDEX_MS).unref();
+    });
   }
 
   /**

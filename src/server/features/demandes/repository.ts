@@ -149,8 +149,6 @@ function vueComplete<R extends DemandeCompleteRow>(lue: (R & Pick<DemandeComplet
 
 /** SQLite: the managers' trigram index (migrations 0011, 0032) and the text it indexes. */
 const INDEX_RECHERCHE = { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text' };
-/** SQLite: the same with the note of the rows it has yet to take in (migration 0032). */
-export const INDEX_RECHERCHE_DIFFERE = { ...INDEX_RECHERCHE, attente: 'housing_search_pending' };
 
 export class DemandesRepository {
   constructor(
@@ -160,7 +158,7 @@ export class DemandesRepository {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.paires = new PairesFts(db, INDEX_RECHERCHE);
-    this.index = kind === 'sqlite' ? IndexFtsDiffere.pour(db, INDEX_RECHERCHE_DIFFERE) : null;
+    this.index = kind === 'sqlite' ? IndexFtsDiffere.pour(db, { ...INDEX_RECHERCHE, attente: 'housing_search_pending' }) : null;
   }
 
   /** SQLite: the search's words of two letters (PairesFts). */
