@@ -11,9 +11,6 @@ import {
   SqliteDialect,
   type Migration,
   type MigrationProvider,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type UnknownRow,
 } from 'kysely';
 import type pg from 'pg';
 import type Cursor from 'pg-cursor';
@@ -52,7 +49,7 @@ import * as m0032 from './migrations/0032_recherche_differee.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
-import { colonnesFixes, fabriqueDeLignes, fabriqueDeRenommage } from './lignes.js';
+import { colonnesFixes, fabriqueDeLignes } from './lignes.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -62,33 +59,11 @@ const require = createRequire(import.meta.url);
 /**
  * camelCase in code, snake_case in the database, one letter at a time so that the spec's names
  * round-trip: nombreDEnfants <-> nombre_d_enfants (the stock plugin would write nombre_denfants).
- *
- * `lignesPlates` (SQLite, whose values are never objects or arrays): a result's rows are renamed by one object literal
- * of the camelCased names, made once per list of columns, instead of the stock plugin's rebuilding of every row key by
- * key (which also looks into nested objects, as PostgreSQL's json columns need).
  */
 class NamingPlugin extends CamelCasePlugin {
   // Identifiers are few and fixed: convert each once (this runs for every key of every row).
   private readonly toSnake = new Map<string, string>();
   private readonly toCamel = new Map<string, string>();
-  private readonly renommages = new Map<string, (ligne: UnknownRow) => UnknownRow>();
-
-  constructor(private readonly lignesPlates = false) {
-    super();
-  }
-
-  override async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const { rows } = args.result;
-    if (!this.lignesPlates || rows.length === 0) return super.transformResult(args);
-    const noms = Object.keys(rows[0]!);
-    const cle = noms.join('\u0000');
-    let renommer = this.renommages.get(cle);
-    if (!renommer) {
-      renommer = fabriqueDeRenommage<UnknownRow>(noms, noms.map((nom) => this.camelCase(nom)), noms.join(', '));
-      if (this.renommages.size < 1_000) this.renommages.set(cle, renommer);
-    }
-    return { ...args.result, rows: rows.map(renommer) };
-  }
 
   protected override snakeCase(str: string): string {
     let out = this.toSnake.get(str);
@@ -283,7 +258,7 @@ export function openDatabase(options: {
       )
     : undefined;
   const dialect = dialecteTemoin(durable?.dialect ?? sqliteDialect, () => sqlite.inTransaction);
-  const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin(true)] });
+  const db = new Kysely<Database>({ dialect, plugins: [new NamingPlugin()] });
   natifs.set(db, durable ? { kind: 'sqlite', sqlite, lectures: durable.lectures, surEcriture } : { kind: 'sqlite', sqlite });
   return { kind: 'sqlite', db };
 }

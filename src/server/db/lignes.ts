@@ -1,26 +1,15 @@
 /**
- * Rows made by one object literal of fixed names (issue 11 point 3). better-sqlite3 builds each row's object itself,
- * one property set after another through V8's generic path (a new hidden class at each step, each name looked up in
- * the string table), and Kysely's naming plugin then rebuilt it key by key: the full view's 30 columns took ~17 µs to
- * read that way and ~10 µs read as an array and made by a literal, on the same statement. A literal of fixed names
- * also makes objects of one shape, which the code reading them then accesses at full speed.
+ * A row read as an array (better-sqlite3's raw mode) made into an object by one literal of its statement's column
+ * names (issue 11 point 3). better-sqlite3 builds each row's object itself, one property set after another through
+ * V8's generic path (a new hidden class at each step, each name looked up in the string table): the full view's 30
+ * columns took ~17 µs to read that way and ~10 µs this way, on the same statement.
  *
  * The names are a statement's own columns (its `as "…"` aliases), never a caller's input. Two columns of one name keep
  * the last, as better-sqlite3 does. `__proto__` would set the object's prototype in a literal: it is refused.
  */
-function fabrique<S, R>(noms: readonly string[], valeur: (i: number) => string, sql: string): (source: S) => R {
-  if (noms.includes('__proto__')) throw new Error(`a column named __proto__ would set the row's prototype: ${sql}`);
-  return new Function('v', `return { ${noms.map((nom, i) => `${JSON.stringify(nom)}: ${valeur(i)}`).join(', ')} };`) as (source: S) => R;
-}
-
-/** A row read as an array (better-sqlite3's raw mode) made into the object of these column names. */
 export function fabriqueDeLignes<R>(noms: readonly string[], sql: string): (valeurs: unknown[]) => R {
-  return fabrique(noms, (i) => `v[${i}]`, sql);
-}
-
-/** A row's object with its keys `depuis` renamed `vers` (same order), in one literal. */
-export function fabriqueDeRenommage<R>(depuis: readonly string[], vers: readonly string[], sql: string): (ligne: Record<string, unknown>) => R {
-  return fabrique(vers, (i) => `v[${JSON.stringify(depuis[i])}]`, sql);
+  if (noms.includes('__proto__')) throw new Error(`a column named __proto__ would set the row's prototype: ${sql}`);
+  return new Function('v', `return { ${noms.map((nom, i) => `${JSON.stringify(nom)}: v[${i}]`).join(', ')} };`) as (valeurs: unknown[]) => R;
 }
 
 /**
