@@ -2,16 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import {
-  CamelCasePlugin,
-  Kysely,
-  Migrator,
-  PostgresDialect,
-  sql,
-  SqliteDialect,
-  type Migration,
-  type MigrationProvider,
-} from 'kysely';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import type pg from 'pg';
 import type Cursor from 'pg-cursor';
 import { AUTO_CHECKPOINT_SECOURS, CheckpointsEnArrierePlan } from './checkpoint.js';
@@ -49,7 +40,7 @@ import * as m0032 from './migrations/0032_recherche_differee.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
-import { colonnesFixes, fabriqueDeLignes } from './lignes.js';
+import { colonnesFixes, enLignes } from './lignes.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -105,24 +96,15 @@ function avecInstructionsGardees(sqlite: SqliteDatabase.Database): SqliteDatabas
   const cache = new Map<string, Instruction>();
   const preparer = (source: string): Instruction => {
     const statement = sqlite.prepare(source);
-    if (!statement.reader) {
+    if (!statement.reader || !colonnesFixes(source)) {
       return {
-        reader: false,
-        all: () => [],
-        run: (parameters) => statement.run(parameters),
-        iterate: () => [][Symbol.iterator](),
-      };
-    }
-    if (!colonnesFixes(source)) {
-      return {
-        reader: true,
+        reader: statement.reader,
         all: (parameters) => statement.all(parameters),
         run: (parameters) => statement.run(parameters),
         iterate: (parameters) => sqlite.prepare(source).iterate(parameters),
       };
     }
-    const ligne = fabriqueDeLignes(statement.columns().map((c) => c.name), source);
-    statement.raw(true);
+    const ligne = enLignes(statement);
     return {
       reader: true,
       all: (parameters) => (statement.all(parameters) as unknown[][]).map(ligne),

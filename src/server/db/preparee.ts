@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter } from 'kysely';
 import { natif, type Db, type Natif } from './index.js';
-import { colonnesFixes, fabriqueDeLignes } from './lignes.js';
+import { colonnesFixes, enLignes } from './lignes.js';
 
 /**
  * One read of a hot path, prepared once and run on the driver itself rather than built by Kysely for
@@ -65,8 +65,7 @@ export class RequetePreparee<R> {
 function preparer<R>(sqlite: Extract<Natif, { kind: 'sqlite' }>['sqlite'], sql: string) {
   if (!colonnesFixes(sql)) throw new Error(`a hot read names its columns (lignes.ts colonnesFixes): ${sql}`);
   const statement = sqlite.prepare<unknown[], unknown[]>(sql);
-  const ligne = fabriqueDeLignes<R>(statement.columns().map((c) => c.name), sql);
-  return { statement: statement.raw(true), ligne };
+  return { statement, ligne: enLignes<R>(statement) };
 }
 
 /**
