@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AccountThrottle, ThrottleRepository } from '../src/server/auth/throttle.js';
 import { createTestApp, lienRecu, mailsTo, type TestContext } from './helpers.js';
 
 /**
@@ -128,6 +129,23 @@ describe('per-account throttling of sign-in', () => {
     wait(24 * 3600 + 1);
     for (let i = 0; i < 5; i++) expect((await signIn(email, `faux ${i}`)).status).toBe(401);
     expect((await signIn(email, PASSWORD)).status).toBe(429);
+  });
+
+  it('never refuses an attempt because a success forgot the count meanwhile', async () => {
+    // An attempt that starts as a concurrent sign-in on the same account succeeds and forgets the count: the
+    // attempt must still be counted and let through (it once found no row and answered a lock).
+    const throttle = new AccountThrottle({ repository: new ThrottleRepository(ctx.app.deps.db), secret: 'secret de test' });
+    const email = `concurrente${accounts}@example.org`;
+    for (let round = 0; round < 20; round++) {
+      const [verdict] = await Promise.all([throttle.attempt('sign-in', email), throttle.forget('sign-in', email)]);
+      expect(verdict).toEqual({ allowed: true });
+    }
+    // Right sign-ins at once on one account, a few rounds: none is refused.
+    const comptes = [await newAccount(), await newAccount()];
+    for (let round = 0; round < 5; round++) {
+      const all = await Promise.all(Array.from({ length: 8 }, (_, i) => signIn(comptes[i % 2]!, PASSWORD)));
+      expect(all.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    }
   });
 
   it('locks the account, not the address: a neighbour behind the same town-hall counter still signs in', async () => {

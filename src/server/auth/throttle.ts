@@ -37,33 +37,35 @@ export class ThrottleRepository {
 
   /**
    * Counts one attempt unless the key is locked, in one statement (concurrent attempts on any instance
-   * are each counted, none slips through a lock): answers the lock's end when it refused, else null.
+   * are each counted, none slips through a lock, and a success forgetting the count meanwhile cannot make
+   * the attempt find no row): answers the lock's end when it refused, else null.
    */
   async attempt(key: string, rule: ThrottleRule, now: number): Promise<number | null> {
-    await this.db
-      .insertInto('authThrottle')
-      .values({ key, failures: 0, lastFailureAt: 0, lockedUntil: 0 })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
     // Times are cast: PostgreSQL would otherwise type the parameters as the CASE's integer 0.
     const ms = (value: number) => sql<number>`cast(${value} as bigint)`;
     // The count after this attempt (a quiet period starts it again), and the lock it brings.
-    const count = sql<number>`(case when last_failure_at < ${ms(now - rule.forgetSeconds * 1000)} then 1 else failures + 1 end)`;
+    const count = sql<number>`(case when auth_throttle.last_failure_at < ${ms(now - rule.forgetSeconds * 1000)} then 1 else auth_throttle.failures + 1 end)`;
     const steps = [sql`when ${count} < ${rule.threshold} then ${ms(0)}`];
     for (let extra = 0, delay = rule.baseSeconds; delay < rule.maxSeconds; extra++, delay *= 2) {
       steps.push(sql`when ${count} = ${rule.threshold + extra} then ${ms(now + delay * 1000)}`);
     }
     const lockedUntil = sql<number>`(case ${sql.join(steps, sql` `)} else ${ms(now + rule.maxSeconds * 1000)} end)`;
     const counted = await this.db
-      .updateTable('authThrottle')
-      .set({ failures: count, lastFailureAt: now, lockedUntil })
-      .where('key', '=', key)
-      .where('lockedUntil', '<=', now)
+      .insertInto('authThrottle')
+      .values({ key, failures: 1, lastFailureAt: now, lockedUntil: lockAfter(1, rule, now) })
+      .onConflict((oc) =>
+        oc
+          .column('key')
+          .doUpdateSet({ failures: count, lastFailureAt: now, lockedUntil })
+          .where('authThrottle.lockedUntil', '<=', now),
+      )
       .returning('failures')
       .executeTakeFirst();
     if (counted) return null;
     const row = await this.db.selectFrom('authThrottle').select('lockedUntil').where('key', '=', key).executeTakeFirst();
-    return Math.max(Number(row?.lockedUntil ?? now), now + 1000);
+    // Forgotten between the two statements: the lock is gone, count this attempt again.
+    if (!row || Number(row.lockedUntil) <= now) return this.attempt(key, rule, now);
+    return Math.max(Number(row.lockedUntil), now + 1000);
   }
 
   async forget(key: string): Promise<void> {
@@ -74,6 +76,13 @@ export class ThrottleRepository {
   async purge(before: number, now: number): Promise<void> {
     await this.db.deleteFrom('authThrottle').where('lastFailureAt', '<', before).where('lockedUntil', '<=', now).execute();
   }
+}
+
+/** The end of the lock that the `count`th attempt brings (0: none), as the statement's CASE computes it. */
+function lockAfter(count: number, rule: ThrottleRule, now: number): number {
+  if (count < rule.threshold) return 0;
+  const delay = rule.baseSeconds * 2 ** (count - rule.threshold);
+  return now + Math.min(delay, rule.maxSeconds) * 1000;
 }
 
 /** The throttle's decisions: which key an address has, when it is refused, when it is forgotten. */
