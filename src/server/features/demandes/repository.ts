@@ -403,7 +403,10 @@ export class DemandesRepository {
     avant?: (trx: Db) => Promise<void>,
   ): Promise<void> {
     await this.transaction(async (trx) => {
-      await this.findForUpdate(row.numeroUnique, row.id, trx);
+      // The lock alone: its id, not the row's 34 columns.
+      let verrou = trx.selectFrom('housingRequests').select('id').where('id', '=', row.id);
+      if (this.kind === 'postgres') verrou = verrou.forUpdate();
+      await verrou.execute();
       check(await this.totauxDocuments(row.id, trx));
       await avant?.(trx);
       await trx.insertInto('documents').values(rows).execute();
