@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { drapeauxNode } from '../scripts/drapeaux-node.mjs';
 import { rssKb } from './server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -89,7 +90,8 @@ async function warmUp(): Promise<void> {
  */
 async function memory(): Promise<{ startMb: number; idleMb: number; idleAfterS: number; warmMb: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-demarrage-'));
-  const child = spawn(process.execPath, ['dist/server/main.js'], { cwd: ROOT, env: env(dataDir), stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  // With Node's options of `npm start` (docs/decisions/0025): the memory of the server as it runs.
+  const child = spawn(process.execPath, [...drapeauxNode(ROOT), 'dist/server/main.js'], { cwd: ROOT, env: env(dataDir), stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   try {
     const started = performance.now();
     await firstAnswer(child, started);

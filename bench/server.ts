@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { drapeauxNode } from '../scripts/drapeaux-node.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIRST_PORT = Number(process.env.BENCH_PORT ?? 3950);
@@ -27,9 +28,12 @@ export async function freePorts(count: number): Promise<number[]> {
   return out;
 }
 
-/** `options.root`: another checkout's build (a "before" figure); `options.nodeArgs`: e.g. `--import ./bench/boucle.mjs`. */
+/**
+ * The server as `npm start` runs it, with Node's options of package.json's `start` (docs/decisions/0025).
+ * `options.root`: another checkout's build (a "before" figure); `options.nodeArgs`: e.g. `--import ./bench/boucle.mjs`.
+ */
 export function startServer(env: Record<string, string>, options: { root?: string; nodeArgs?: string[] } = {}): ChildProcess {
-  return spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(options.root ?? ROOT, 'dist/server/main.js')], {
+  return spawn(process.execPath, [...drapeauxNode(ROOT), ...(options.nodeArgs ?? []), path.join(options.root ?? ROOT, 'dist/server/main.js')], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, envSchema, loadConfig } from '../src/server/config.js';
+import { drapeauxAvant, drapeauxNode } from './drapeaux-node.mjs';
 import { portLibre } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -249,6 +250,11 @@ function verifierUnites(env: Map<string, string>, fichierEnv: string): void {
   exiger(arretS * 1000 > arretMs, `deploy/quartier-vivant.service : TimeoutStopSec=${derniere(service, 'TimeoutStopSec')} n’est pas au-dessus de SHUTDOWN_TIMEOUT_MS (${arretMs} ms) : systemd tuerait le serveur avant la fin de son arrêt`);
   const execStart = derniere(service, 'ExecStart') ?? '';
   exiger(execStart.includes('scripts/start.mjs') && fs.existsSync(path.join(ROOT, 'scripts/start.mjs')), 'deploy/quartier-vivant.service : ExecStart= doit lancer scripts/start.mjs (ce que lance npm start)');
+  const attendus = drapeauxNode(ROOT).join(' ');
+  exiger(
+    drapeauxAvant(execStart).join(' ') === attendus,
+    `deploy/quartier-vivant.service : ExecStart= doit donner à Node les options de npm start (package.json : « ${attendus} »), pas « ${drapeauxAvant(execStart).join(' ')} »`,
+  );
   exiger((derniere(sauvegarde, 'ExecStart') ?? '').includes('dist/server/cli/backup.js') && fs.existsSync(path.join(ROOT, 'src/server/cli/backup.ts')), 'deploy/quartier-vivant-sauvegarde.service : ExecStart= doit lancer dist/server/cli/backup.js');
   exiger(derniere(minuteur, 'OnCalendar') && derniere(minuteur, 'Persistent') === 'true', 'deploy/quartier-vivant-sauvegarde.timer : OnCalendar= et Persistent=true attendus');
   ok(`unités systemd : ${cheminEnv}, ReadWritePaths= couvre DATA_DIR, TimeoutStopSec=${arretS} s > SHUTDOWN_TIMEOUT_MS (${secondes(arretMs)}), sauvegarde quotidienne`);
