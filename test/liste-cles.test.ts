@@ -220,6 +220,23 @@ describe('the list finds what every row would show, by index', () => {
     ]);
   });
 
+  it('SQLite: pages a status past the bound, sorted by date, from the index of statuses and dates (migration 0031)', async () => {
+    const attendu = await oracle([], { status: 'En attente' });
+    expect(attendu.length).toBeGreaterThan(TOTAL_BORNE);
+    await conforme('status=En%20attente', attendu);
+    await conforme('status=En%20attente&order=asc', attendu.toReversed());
+    const n = natif(ctx.app.deps.db);
+    if (n?.kind !== 'sqlite') return;
+    const sources = await instructionsLues(n.sqlite, async () => {
+      expect((await list('status=En%20attente&page=3')).statusCode).toBe(200);
+    });
+    const pageLue = sources.find((s) => s.includes('order by "date_d_enregistrement" desc') && s.includes('limit ? offset ?'));
+    expect(planSqlite(n.sqlite, pageLue!)).toEqual([
+      'SEARCH housing_requests USING INDEX housing_requests_statut_effacee_idx (statut_de_la_demande=? AND effacee_le=?)',
+      'USE TEMP B-TREE FOR LAST TERM OF ORDER BY',
+    ]);
+  });
+
   it('has more than TOTAL_BORNE requests ending their validity within the month (the bound is crossed above)', async () => {
     expect((await oracle([], { bientot: true })).length).toBeGreaterThan(TOTAL_BORNE);
   });

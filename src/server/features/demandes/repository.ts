@@ -440,7 +440,13 @@ export class DemandesRepository {
     // is empty, so they have no trigram: a search through the trigram index leaves them out by itself.
     if (!trigrammes) out = out.where('effaceeLe', 'is', null);
     if (q.status) {
-      out = out.where(sql<boolean>`${col('statut_de_la_demande')} = ${q.status}`);
+      // Sorted by date, a status's requests come in that order from the index of statuses, erasures and dates
+      // (migration 0031): SQLite reads the page there rather than walking the dates past every other status (the
+      // newest requests are mostly « Demande envoyée »: a walk for « En attente » read them all first). Not with a
+      // search: there the walk by dates, checking the search's rowids on the walked entries, cost less (« En attente »
+      // + « martin » at 100,000 requests: 8.4 ms, 13.9 ms from the index of statuses).
+      const parStatutEtDate = walk && this.kind === 'sqlite' && q.sort === 'dateDEnregistrement' && !trigrammes;
+      out = out.where(sql<boolean>`${parStatutEtDate ? sql.raw('statut_de_la_demande') : col('statut_de_la_demande')} = ${q.status}`);
       // The same filter on the rank: sorted by status, the rank's index gives the page directly.
       if (q.sort === 'statutDeLaDemande' && !cles) out = out.where('statutRang', '=', statutRang(q.status as Statut));
     }
