@@ -4,6 +4,8 @@ import http from 'node:http';
 import path from 'node:path';
 import contentDisposition from 'content-disposition';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { effacerDemande } from '../src/server/features/demandes/effacement.js';
+import { DemandesRepository } from '../src/server/features/demandes/repository.js';
 import { safeFileName } from '../src/server/features/demandes/upload.js';
 import { createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
 
@@ -364,6 +366,37 @@ describe('per-request document quota', () => {
       }, 3000);
     });
   }
+
+  it('records nothing for a request erased while its upload was under way, and keeps none of its files', async () => {
+    const key = await qRequest('013efface001');
+    const { id } = await q.app.deps.db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '013efface001').executeTakeFirstOrThrow();
+    const body = await multipart([{ field: 'tax', name: 'avis.pdf', content: SAMPLES.pdf }]);
+    const address = await q.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => `http://127.0.0.1:${(q.app.server.address() as { port: number }).port}`);
+    const before = filesUnder(qUploads).length;
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: Number(new URL(address).port), method: 'POST', path: '/app/api/logement/upload-files/013efface001', headers: { ...body.headers, 'content-length': body.payload.length, 'x-access-key': key } },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      // The headers and all but the body's last bytes: the route has read the request; then a manager erases it.
+      req.write(body.payload.subarray(0, body.payload.length - 20));
+      setTimeout(() => {
+        const { db, dbKind, storage, mailer } = q.app.deps;
+        effacerDemande({ repository: new DemandesRepository(db, dbKind), storage, mailer }, id, 'gestionnaire', null, new Date())
+          .then(() => req.end(body.payload.subarray(body.payload.length - 20)))
+          .catch(reject);
+      }, 300);
+    });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body).error.code).toBe('NOT_FOUND');
+    expect(await q.app.deps.db.selectFrom('documents').select('id').where('housingRequestId', '=', id).execute()).toEqual([]);
+    expect(filesUnder(qUploads).length).toBe(before);
+  });
 
   it('answers 413 as soon as the bytes pass what is left, without waiting for the rest of the body', async () => {
     const key = await qRequest('013quota0004');

@@ -393,6 +393,7 @@ export class DemandesRepository {
    * Records uploaded documents and touches the request, in one transaction, after `check` has seen the
    * request's totals: the request's row is locked first (PostgreSQL; SQLite writes one transaction at a
    * time), so two uploads at once cannot both pass the per-request quota. `check` throws to refuse; nothing is then written.
+   * False when the request was erased meanwhile (nothing written).
    */
   async insertDocumentsChecked(
     row: DemandeRow,
@@ -401,16 +402,18 @@ export class DemandesRepository {
     check: (totaux: { fichiers: number; octets: number }) => void,
     /** Written first in the same transaction (a message, whose attachments these are). */
     avant?: (trx: Db) => Promise<void>,
-  ): Promise<void> {
-    await this.transaction(async (trx) => {
-      // The lock alone: its id, not the row's 34 columns.
-      let verrou = trx.selectFrom('housingRequests').select('id').where('id', '=', row.id);
+  ): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      // The lock alone (its id, not the row's 34 columns), on a request still there: one erased since the upload read
+      // it (its documents deleted, its person's data wiped) gets none. False then, and nothing is written.
+      let verrou = trx.selectFrom('housingRequests').select('id').where('id', '=', row.id).where('effaceeLe', 'is', null);
       if (this.kind === 'postgres') verrou = verrou.forUpdate();
-      await verrou.execute();
+      if (!(await verrou.executeTakeFirst())) return false;
       check(await this.totauxDocuments(row.id, trx));
       await avant?.(trx);
       await trx.insertInto('documents').values(rows).execute();
       await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', row.id).execute();
+      return true;
     });
   }
 

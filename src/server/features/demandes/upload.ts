@@ -18,6 +18,7 @@ import {
   type Categorie,
   type TypeAccepte,
 } from '../../../domain/documents.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import { PIECES_PAR_MESSAGE_MAX } from '../../../domain/messages.js';
 import type { Db } from '../../db/index.js';
 import type { DemandeRow, DocumentRow } from '../../db/schema.js';
@@ -401,7 +402,7 @@ async function commitDocuments(
     // Checked again where it counts: another upload to the same request may have landed meanwhile.
     const fichiers = rows.length;
     const octets = rows.reduce((n, r) => n + r.size, 0);
-    await deps.repository.insertDocumentsChecked(
+    const enregistres = await deps.repository.insertDocumentsChecked(
       row,
       rows,
       uploadedAt,
@@ -416,6 +417,8 @@ async function commitDocuments(
           }
         : undefined,
     );
+    // Erased while its files came: they are removed below, as for any refusal.
+    if (!enregistres) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
   } catch (error) {
     // Put things back as they were: no file without its record.
     await Promise.all(staged.map((s) => s.temp.discard()));
