@@ -29,11 +29,12 @@ export async function freePorts(count: number): Promise<number[]> {
 }
 
 /**
- * The server as `npm start` runs it, with Node's options of package.json's `start` (docs/decisions/0025).
+ * The server as `npm start` runs it, with Node's options of package.json's `start` (docs/decisions/0025), those of the
+ * checkout started.
  * `options.root`: another checkout's build (a "before" figure); `options.nodeArgs`: e.g. `--import ./bench/boucle.mjs`.
  */
 export function startServer(env: Record<string, string>, options: { root?: string; nodeArgs?: string[] } = {}): ChildProcess {
-  return spawn(process.execPath, [...drapeauxNode(ROOT), ...(options.nodeArgs ?? []), path.join(options.root ?? ROOT, 'dist/server/main.js')], {
+  return spawn(process.execPath, [...drapeauxNode(options.root ?? ROOT), ...(options.nodeArgs ?? []), path.join(options.root ?? ROOT, 'dist/server/main.js')], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

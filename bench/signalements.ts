@@ -47,6 +47,7 @@ import { SignalementsRepository } from '../src/server/features/signalements/repo
 import { GestionSignalementsRepository } from '../src/server/features/signalements/repository-gestion.js';
 import { loadTerritory } from '../src/server/territory.js';
 import { freshDatabaseUrl } from '../test/db.js';
+import { drapeauxNode } from '../scripts/drapeaux-node.mjs';
 import { freePorts, stopServer, waitFor } from './server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -311,11 +312,11 @@ async function plansGestion(db: Db, kind: DbKind, cas: [string, string][]): Prom
 // ---------------------------------------------------------------------------------------------------
 // Server
 
-/** The server from dist/ when it was built with the managers' side, else from the sources through tsx. */
+/** The server from dist/ when it was built with the managers' side, else from the sources through tsx; Node's options of `npm start`. */
 function startServer(env: Record<string, string>): ChildProcess {
   const dist = path.join(ROOT, 'dist/server/main.js');
   const built = fs.existsSync(path.join(ROOT, 'dist/server/features/signalements/routes-gestion.js'));
-  const args = built ? [dist] : ['--import', 'tsx', path.join(ROOT, 'src/server/main.ts')];
+  const args = [...drapeauxNode(ROOT), ...(built ? [dist] : ['--import', 'tsx', path.join(ROOT, 'src/server/main.ts')])];
   return spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 

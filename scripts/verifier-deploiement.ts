@@ -251,10 +251,9 @@ function verifierUnites(env: Map<string, string>, fichierEnv: string): void {
   const execStart = derniere(service, 'ExecStart') ?? '';
   exiger(execStart.includes('scripts/start.mjs') && fs.existsSync(path.join(ROOT, 'scripts/start.mjs')), 'deploy/quartier-vivant.service : ExecStart= doit lancer scripts/start.mjs (ce que lance npm start)');
   const attendus = drapeauxNode(ROOT).join(' ');
-  exiger(
-    drapeauxAvant(execStart).join(' ') === attendus,
-    `deploy/quartier-vivant.service : ExecStart= doit donner à Node les options de npm start (package.json : « ${attendus} »), pas « ${drapeauxAvant(execStart).join(' ')} »`,
-  );
+  const donnes = drapeauxAvant(execStart);
+  exiger(donnes !== null, `deploy/quartier-vivant.service : ExecStart=${execStart} n’est pas de la forme « /usr/bin/node … scripts/start.mjs »`);
+  exiger(donnes.join(' ') === attendus, `deploy/quartier-vivant.service : ExecStart= doit donner à Node les options de npm start (package.json : « ${attendus} »), pas « ${donnes.join(' ')} »`);
   exiger((derniere(sauvegarde, 'ExecStart') ?? '').includes('dist/server/cli/backup.js') && fs.existsSync(path.join(ROOT, 'src/server/cli/backup.ts')), 'deploy/quartier-vivant-sauvegarde.service : ExecStart= doit lancer dist/server/cli/backup.js');
   exiger(derniere(minuteur, 'OnCalendar') && derniere(minuteur, 'Persistent') === 'true', 'deploy/quartier-vivant-sauvegarde.timer : OnCalendar= et Persistent=true attendus');
   ok(`unités systemd : ${cheminEnv}, ReadWritePaths= couvre DATA_DIR, TimeoutStopSec=${arretS} s > SHUTDOWN_TIMEOUT_MS (${secondes(arretMs)}), sauvegarde quotidienne`);

@@ -225,6 +225,9 @@ describe('the list finds what every row would show, by index', () => {
     expect(attendu.length).toBeGreaterThan(TOTAL_BORNE);
     await conforme('status=En%20attente', attendu);
     await conforme('status=En%20attente&order=asc', attendu.toReversed());
+    // With the other filters that walk: a word of two letters (LIKE on the rows read), a validity.
+    await conforme('status=En%20attente&q=ma', await oracle(['ma'], { status: 'En attente' }));
+    await conforme('status=En%20attente&expiration=bientot', await oracle([], { status: 'En attente', bientot: true }));
     const n = natif(ctx.app.deps.db);
     if (n?.kind !== 'sqlite') return;
     const sources = await instructionsLues(n.sqlite, async () => {

@@ -40,7 +40,7 @@ export class ThrottleRepository {
    * are each counted, none slips through a lock, and a success forgetting the count meanwhile cannot make
    * the attempt find no row): answers the lock's end when it refused, else null.
    */
-  async attempt(key: string, rule: ThrottleRule, now: number): Promise<number | null> {
+  async attempt(key: string, rule: ThrottleRule, now: number, essais = 3): Promise<number | null> {
     // Times are cast: PostgreSQL would otherwise type the parameters as the CASE's integer 0.
     const ms = (value: number) => sql<number>`cast(${value} as bigint)`;
     // The count after this attempt (a quiet period starts it again), and the lock it brings.
@@ -63,8 +63,9 @@ export class ThrottleRepository {
       .executeTakeFirst();
     if (counted) return null;
     const row = await this.db.selectFrom('authThrottle').select('lockedUntil').where('key', '=', key).executeTakeFirst();
-    // Forgotten between the two statements: the lock is gone, count this attempt again.
-    if (!row || Number(row.lockedUntil) <= now) return this.attempt(key, rule, now);
+    // Forgotten (a success) or unlocked between the two statements: count this attempt again; after three such
+    // turns, successes keep forgetting the count: the attempt goes through uncounted.
+    if (!row || Number(row.lockedUntil) <= now) return essais > 1 ? this.attempt(key, rule, now, essais - 1) : null;
     return Math.max(Number(row.lockedUntil), now + 1000);
   }
 
