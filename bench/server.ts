@@ -34,7 +34,8 @@ export async function freePorts(count: number): Promise<number[]> {
  * `options.root`: another checkout's build (a "before" figure); `options.nodeArgs`: e.g. `--import ./bench/boucle.mjs`.
  */
 export function startServer(env: Record<string, string>, options: { root?: string; nodeArgs?: string[] } = {}): ChildProcess {
-  return spawn(process.execPath, [...drapeauxNode(options.root ?? ROOT), ...(options.nodeArgs ?? []), path.join(options.root ?? ROOT, 'dist/server/main.js')], {
+  const root = options.root ?? ROOT;
+  return spawn(process.execPath, [...drapeauxNode(root), ...(options.nodeArgs ?? []), path.join(root, 'dist/server/main.js')], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

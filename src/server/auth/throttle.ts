@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { normaliseEmail } from '../../domain/normalise.js';
 import type { Db } from '../db/index.js';
 
@@ -45,18 +45,21 @@ export class ThrottleRepository {
     const ms = (value: number) => sql<number>`cast(${value} as bigint)`;
     // The count after this attempt (a quiet period starts it again), and the lock it brings.
     const count = sql<number>`(case when auth_throttle.last_failure_at < ${ms(now - rule.forgetSeconds * 1000)} then 1 else auth_throttle.failures + 1 end)`;
-    const steps = [sql`when ${count} < ${rule.threshold} then ${ms(0)}`];
-    for (let extra = 0, delay = rule.baseSeconds; delay < rule.maxSeconds; extra++, delay *= 2) {
-      steps.push(sql`when ${count} = ${rule.threshold + extra} then ${ms(now + delay * 1000)}`);
-    }
-    const lockedUntil = sql<number>`(case ${sql.join(steps, sql` `)} else ${ms(now + rule.maxSeconds * 1000)} end)`;
+    // The end of the lock that the `n`th attempt brings (0: none); the first attempt's too, with n = 1.
+    const lockedUntil = (n: RawBuilder<number>) => {
+      const steps = [sql`when ${n} < ${rule.threshold} then ${ms(0)}`];
+      for (let extra = 0, delay = rule.baseSeconds; delay < rule.maxSeconds; extra++, delay *= 2) {
+        steps.push(sql`when ${n} = ${rule.threshold + extra} then ${ms(now + delay * 1000)}`);
+      }
+      return sql<number>`(case ${sql.join(steps, sql` `)} else ${ms(now + rule.maxSeconds * 1000)} end)`;
+    };
     const counted = await this.db
       .insertInto('authThrottle')
-      .values({ key, failures: 1, lastFailureAt: now, lockedUntil: lockAfter(1, rule, now) })
+      .values({ key, failures: 1, lastFailureAt: now, lockedUntil: lockedUntil(sql<number>`1`) })
       .onConflict((oc) =>
         oc
           .column('key')
-          .doUpdateSet({ failures: count, lastFailureAt: now, lockedUntil })
+          .doUpdateSet({ failures: count, lastFailureAt: now, lockedUntil: lockedUntil(count) })
           .where('authThrottle.lockedUntil', '<=', now),
       )
       .returning('failures')
@@ -77,13 +80,6 @@ export class ThrottleRepository {
   async purge(before: number, now: number): Promise<void> {
     await this.db.deleteFrom('authThrottle').where('lastFailureAt', '<', before).where('lockedUntil', '<=', now).execute();
   }
-}
-
-/** The end of the lock that the `count`th attempt brings (0: none), as the statement's CASE computes it. */
-function lockAfter(count: number, rule: ThrottleRule, now: number): number {
-  if (count < rule.threshold) return 0;
-  const delay = rule.baseSeconds * 2 ** (count - rule.threshold);
-  return now + Math.min(delay, rule.maxSeconds) * 1000;
 }
 
 /** The throttle's decisions: which key an address has, when it is refused, when it is forgotten. */
