@@ -39,7 +39,7 @@ async function documentRows(numero: string) {
   return ctx.app.deps.db
     .selectFrom('documents')
     .innerJoin('housingRequests', 'housingRequests.id', 'documents.housingRequestId')
-    .select(['documents.id', 'documents.category', 'documents.storageKey', 'documents.originalName', 'documents.contentType', 'documents.size', 'documents.sha256'])
+    .select(['documents.id', 'documents.category', 'documents.storageKey', 'documents.originalName', 'documents.contentType', 'documents.size', 'documents.sha256', 'documents.position'])
     .where('housingRequests.numeroUnique', '=', numero)
     .execute();
 }
@@ -69,7 +69,10 @@ describe('POST /logement/upload-files/:numeroUnique', () => {
       expect(bytes.length).toBe(row.size);
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(row.sha256);
     }
-    expect(rows.map((r) => path.basename(r.storageKey)).sort()).toEqual(['identity-1-carte.png', 'identity-2-verso.jpg', 'livret-1-livret.pdf']);
+    // Each file in a folder of its own (its id), named by its block and its safe name; numbered in its block in the database.
+    expect(rows.map((r) => path.basename(r.storageKey)).sort()).toEqual(['identity-carte.png', 'identity-verso.jpg', 'livret-livret.pdf']);
+    for (const row of rows) expect(path.basename(path.dirname(row.storageKey))).toBe(row.id);
+    expect(rows.map((r) => `${r.category}-${r.position}-${r.originalName}`).sort()).toEqual(['identity-1-carte.PNG', 'identity-2-verso.jpg', 'livret-1-livret.pdf']);
 
     const view = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013up0000001', headers: { 'x-access-key': key } });
     expect(view.json().data.documents.livret[0]).toMatchObject({ name: 'livret.pdf', type: 'application/pdf', size: SAMPLES.pdf.length });
@@ -80,8 +83,32 @@ describe('POST /logement/upload-files/:numeroUnique', () => {
     const key = await newRequest('013up0000002');
     await upload('013up0000002', key, [{ field: 'tax', name: 'avis.pdf', content: SAMPLES.pdf }]);
     await upload('013up0000002', key, [{ field: 'tax', name: 'avis.pdf', content: SAMPLES.pdf }]);
-    const names = (await documentRows('013up0000002')).map((r) => path.basename(r.storageKey)).sort();
-    expect(names).toEqual(['tax-1-avis.pdf', 'tax-2-avis.pdf']);
+    expect((await documentRows('013up0000002')).map((r) => r.position).sort()).toEqual([1, 2]);
+  });
+
+  it('numbers the files of simultaneous uploads to one block each its own, and answers each with the documents then held', async () => {
+    const key = await newRequest('013up0000012');
+    const answers = await Promise.all(
+      ['un', 'deux', 'trois', 'quatre'].map((n) => upload('013up0000012', key, [{ field: 'tax', name: `avis-${n}.pdf`, content: SAMPLES.pdf }])),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual([201, 201, 201, 201]);
+    const positions = await ctx.app.deps.db
+      .selectFrom('documents')
+      .innerJoin('housingRequests', 'housingRequests.id', 'documents.housingRequestId')
+      .select('documents.position')
+      .where('housingRequests.numeroUnique', '=', '013up0000012')
+      .orderBy('documents.position')
+      .execute();
+    expect(positions.map((p) => p.position)).toEqual([1, 2, 3, 4]);
+    // Each answer lists what the request held once its files were recorded: its own file among them, in order.
+    for (const [i, n] of ['un', 'deux', 'trois', 'quatre'].entries()) {
+      const names = answers[i]!.json().data.documents.tax.map((d: { name: string }) => d.name) as string[];
+      expect(names).toContain(`avis-${n}.pdf`);
+    }
+    const longest = answers.map((a) => a.json().data.documents.tax as { name: string }[]).sort((a, b) => b.length - a.length)[0]!;
+    expect(longest).toHaveLength(4);
+    const view = await ctx.app.inject({ method: 'GET', url: '/app/api/logement/013up0000012', headers: { 'x-access-key': key } });
+    expect(view.json().data.documents.tax.map((d: { name: string }) => d.name)).toEqual(longest.map((d) => d.name));
   });
 
   it('refuses without the key, and with a wrong key, writing nothing', async () => {
@@ -177,11 +204,7 @@ describe('POST /logement/upload-files/:numeroUnique', () => {
       expect(row.storageKey).not.toContain('..');
     }
     expect(rows.map((r) => r.originalName).sort()).toEqual(['Avis d’impôt 2025 — Hélène 日本.pdf', 'boot.ini.pdf', 'passwd.pdf']);
-    expect(rows.map((r) => path.basename(r.storageKey)).sort()).toEqual([
-      'other-1-passwd.pdf',
-      'other-2-boot.ini.pdf',
-      'other-3-Avis_d_impôt_2025_Hélène_日本.pdf',
-    ]);
+    expect(rows.map((r) => path.basename(r.storageKey)).sort()).toEqual(['other-Avis_d_impôt_2025_Hélène_日本.pdf', 'other-boot.ini.pdf', 'other-passwd.pdf']);
     expect(fs.existsSync(path.join(ctx.dataDir, 'etc'))).toBe(false);
   });
 

@@ -42,6 +42,19 @@ describe('nomsDansLeZip', () => {
     ]);
   });
 
+  it('reads the stored name from a key without the position (files kept since positions are given on recording)', () => {
+    const noms = nomsDansLeZip([
+      { id: 'a', category: 'tax', position: 2, storageKey: 'r1/a/tax-avis_2025.pdf' },
+      { id: 'b', category: 'tax', position: 3, storageKey: 'r1/b/tax-3-avis.pdf' },
+      { id: 'c', category: 'other', position: 1, storageKey: 'r1/c/other-1-2-notes.pdf' },
+    ]);
+    expect([...noms]).toEqual([
+      ['a', 'avis-imposition-2-avis_2025.pdf'],
+      ['b', 'avis-imposition-3-avis.pdf'],
+      ['c', 'autre-document-1-2-notes.pdf'],
+    ]);
+  });
+
   it('keeps names unique, whatever the case, and safe, whatever the stored key', () => {
     const noms = nomsDansLeZip([
       doc('a', 'identity', 1, 'cni.pdf'),

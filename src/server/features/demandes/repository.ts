@@ -21,7 +21,7 @@ import type { Db, DbKind } from '../../db/index.js';
 import { IndexFtsDiffere } from '../../db/fts-differe.js';
 import { PairesFts, phrase } from '../../db/paires.js';
 import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
-import { depuisJson, lecturesConsultation, type CorrectionVueRow, type DemandeCompleteEtAccesRow, type DemandeCompleteLue, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
+import { COLONNES_DOCUMENT, depuisJson, lecturesConsultation, type CorrectionVueRow, type DemandeCompleteEtAccesRow, type DemandeCompleteLue, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
 
 /** The list's query, with who « moi » is when it asks for the requests the manager follows. */
@@ -369,16 +369,6 @@ export class DemandesRepository {
   }
 
   /** The last position used in each category of the request. */
-  async lastPositions(housingRequestId: string): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('documents')
-      .select(['category', (eb) => eb.fn.max('position').as('n')])
-      .where('housingRequestId', '=', housingRequestId)
-      .groupBy('category')
-      .execute();
-    return new Map(rows.map((e) => [e.category, Number(e.n)]));
-  }
-
   /** How many documents a request holds and their total size (the per-request quota, docs/produit.md « Documents »). */
   async totauxDocuments(housingRequestId: string, trx: Db = this.db): Promise<{ fichiers: number; octets: number }> {
     const row = await trx
@@ -393,27 +383,37 @@ export class DemandesRepository {
    * Records uploaded documents and touches the request, in one transaction, after `check` has seen the
    * request's totals: the request's row is locked first (PostgreSQL; SQLite writes one transaction at a
    * time), so two uploads at once cannot both pass the per-request quota. `check` throws to refuse; nothing is then written.
-   * False when the request was erased meanwhile (nothing written).
+   * Each new document's `position` is given here, under that lock: numbered on from its block's last, so that two uploads
+   * to one block at once never share a number. Answers the request's documents once recorded (every one, by block and
+   * position), or null when the request was erased meanwhile (nothing written).
    */
   async insertDocumentsChecked(
-    row: DemandeRow,
+    housingRequestId: string,
     rows: DocumentRow[],
     at: string,
     check: (totaux: { fichiers: number; octets: number }) => void,
     /** Written first in the same transaction (a message, whose attachments these are). */
     avant?: (trx: Db) => Promise<void>,
-  ): Promise<boolean> {
+  ): Promise<DocumentVueRow[] | null> {
     return this.transaction(async (trx) => {
       // The lock alone (its id, not the row's 34 columns), on a request still there: one erased since the upload read
-      // it (its documents deleted, its person's data wiped) gets none. False then, and nothing is written.
-      let verrou = trx.selectFrom('housingRequests').select('id').where('id', '=', row.id).where('effaceeLe', 'is', null);
+      // it (its documents deleted, its person's data wiped) gets none. Null then, and nothing is written.
+      let verrou = trx.selectFrom('housingRequests').select('id').where('id', '=', housingRequestId).where('effaceeLe', 'is', null);
       if (this.kind === 'postgres') verrou = verrou.forUpdate();
-      if (!(await verrou.executeTakeFirst())) return false;
-      check(await this.totauxDocuments(row.id, trx));
+      if (!(await verrou.executeTakeFirst())) return null;
+      // What the request holds (the quota allows a few dozen): its totals, each block's last number, and the answer.
+      const deja = await trx.selectFrom('documents').select([...COLONNES_DOCUMENT, 'position']).where('housingRequestId', '=', housingRequestId).execute();
+      check({ fichiers: deja.length, octets: deja.reduce((n, d) => n + d.size, 0) });
+      const derniers = new Map<string, number>();
+      for (const d of deja) derniers.set(d.category, Math.max(derniers.get(d.category) ?? 0, d.position));
+      for (const r of rows) {
+        r.position = (derniers.get(r.category) ?? 0) + 1;
+        derniers.set(r.category, r.position);
+      }
       await avant?.(trx);
       await trx.insertInto('documents').values(rows).execute();
-      await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', row.id).execute();
-      return true;
+      await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', housingRequestId).execute();
+      return [...deja, ...rows].sort((a, b) => (a.category === b.category ? a.position - b.position : a.category < b.category ? -1 : 1));
     });
   }
 

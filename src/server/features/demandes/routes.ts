@@ -111,19 +111,22 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
         schema: { params: numeroUniqueParamsSchema, response: reponses(201, z.object({ data: z.object({ documents: documentsParCategorieSchema }) })) },
       },
       async (request, reply) => {
-        const row = await loadWithFullAccess(request, request.params.numeroUnique);
+        // The few columns that decide access (the lookup's read), not the request's whole row.
+        const row = await statutOu404(repository, request.params.numeroUnique);
+        if (!(await hasFullAccess(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
         if (!request.isMultipart()) {
           throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.');
         }
+        let documents;
         try {
-          await receiveDocuments(request, { repository, storage, maxBytes: config.uploadMaxBytes, quota: config.uploadQuota, now: () => new Date() }, row);
+          documents = await receiveDocuments(request, { repository, storage, maxBytes: config.uploadMaxBytes, quota: config.uploadQuota, now: () => new Date() }, row);
         } catch (error) {
           // A refused upload may leave most of its body unread: the connection closes after the answer
           // rather than reading the rest (or waiting for a client that stopped sending).
           reply.header('Connection', 'close');
           throw error;
         }
-        return reply.status(201).send({ data: { documents: groupDocuments(row.numeroUnique, await repository.listDocuments(row.id)) } });
+        return reply.status(201).send({ data: { documents: groupDocuments(row.numeroUnique, documents) } });
       },
     );
 

@@ -26,6 +26,7 @@ import { ApiError } from '../../errors.js';
 import { AVATARS_PREFIX, filesOf, type Storage, type TempFile } from '../../storage/index.js';
 import { aCeder, enArrierePlanCedant } from '../../worker/index.js';
 import type { DemandesRepository } from './repository.js';
+import type { DocumentVueRow } from './lecture-statut.js';
 
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
 const SNIFF_BYTES = 4100;
@@ -53,9 +54,11 @@ export function nomsDansLeZip(docs: readonly Pick<DocumentRow, 'id' | 'category'
   const noms = new Map<string, string>();
   const pris = new Set<string>();
   for (const doc of docs) {
+    // Stored as `<category>-<safe name>`, or `<category>-<position>-<safe name>` for a file kept before positions were
+    // given in the recording transaction.
     const stocke = doc.storageKey.split('/').pop() ?? '';
-    const prefixe = `${doc.category}-${doc.position}-`;
-    const nom = `${nomDeFichierCategorie(doc.category)}-${doc.position}-${safeFileName(stocke.startsWith(prefixe) ? stocke.slice(prefixe.length) : stocke)}`;
+    const prefixe = [`${doc.category}-${doc.position}-`, `${doc.category}-`].find((p) => stocke.startsWith(p)) ?? '';
+    const nom = `${nomDeFichierCategorie(doc.category)}-${doc.position}-${safeFileName(stocke.slice(prefixe.length))}`;
     const extension = extensionOf(nom);
     let unique = nom;
     for (let n = 2; pris.has(unique.toLowerCase()); n += 1) unique = `${nom.slice(0, nom.length - extension.length)}-${n}${extension}`;
@@ -273,7 +276,7 @@ type Deps = { repository: DemandesRepository; storage: Storage; maxBytes: number
 async function stagerLesParties(
   request: FastifyRequest,
   deps: Deps,
-  row: DemandeRow,
+  row: Pick<DemandeRow, 'id'>,
   options: { fichiersMax: number; rangement: (fieldname: string) => Rangement; champ?: (name: string, value: unknown) => void },
 ): Promise<Staged[]> {
   // A request already at its quota is refused before a byte of the body is read.
@@ -307,8 +310,9 @@ async function stagerLesParties(
 /**
  * Receives the multipart files of one call. The call is all-or-nothing: every file is streamed to a
  * temp file and checked; only when all pass are they moved into place and recorded in one transaction.
+ * Answers the request's documents once they are recorded (every one, by block and position).
  */
-export async function receiveDocuments(request: FastifyRequest, deps: Deps, row: DemandeRow): Promise<DocumentRow[]> {
+export async function receiveDocuments(request: FastifyRequest, deps: Deps, row: Pick<DemandeRow, 'id'>): Promise<DocumentVueRow[]> {
   const staged = await stagerLesParties(request, deps, row, {
     fichiersMax: MAX_FICHIERS_PAR_ENVOI,
     rangement: (fieldname) => {
@@ -317,7 +321,7 @@ export async function receiveDocuments(request: FastifyRequest, deps: Deps, row:
     },
   });
   if (staged.length === 0) throw new ApiError(400, 'NO_FILE', 'Aucun fichier reçu : choisissez au moins un fichier.');
-  return commitDocuments(deps, row, staged);
+  return (await commitDocuments(deps, row, staged)).tous;
 }
 
 /** A message's attachments, checked and waiting in temp files, with its text; `enregistrer` records them with the message. */
@@ -354,32 +358,34 @@ export async function recevoirPieces(request: FastifyRequest, deps: Deps, row: D
     texte,
     fichiers: staged.length,
     noms: staged.map((f) => f.originalName),
-    enregistrer: (avec) => commitDocuments(deps, row, staged, avec),
+    enregistrer: async (avec) => (await commitDocuments(deps, row, staged, avec)).nouveaux,
     abandonner: async () => {
       await Promise.all(staged.map((s) => s.temp.discard()));
     },
   };
 }
 
+/**
+ * Moves the staged files into place, then records them (their positions given under the request's lock, insertDocumentsChecked):
+ * `nouveaux` the documents of this call, `tous` every document the request then holds.
+ */
 async function commitDocuments(
   deps: { repository: DemandesRepository; storage: Storage; quota: Quota; now: () => Date },
-  row: DemandeRow,
+  row: Pick<DemandeRow, 'id'>,
   staged: Staged[],
   message?: (trx: Db) => Promise<string>,
-): Promise<DocumentRow[]> {
+): Promise<{ nouveaux: DocumentRow[]; tous: DocumentVueRow[] }> {
   const uploadedAt = deps.now().toISOString();
-  const next = await deps.repository.lastPositions(row.id);
-
   const rows: DocumentRow[] = staged.map((s) => {
-    const index = (next.get(s.category) ?? 0) + 1;
-    next.set(s.category, index);
     const id = randomUUID();
     return {
       id,
       housingRequestId: row.id,
       category: s.category,
-      position: index,
-      storageKey: `${row.id}/${id}/${s.category}-${index}-${s.safeName}`,
+      // Given in the transaction that records it.
+      position: 0,
+      // Its own folder (its id) makes the key unique; the file keeps its block and name.
+      storageKey: `${row.id}/${id}/${s.category}-${s.safeName}`,
       originalName: s.originalName,
       contentType: s.contentType,
       size: s.size,
@@ -402,8 +408,8 @@ async function commitDocuments(
     // Checked again where it counts: another upload to the same request may have landed meanwhile.
     const fichiers = rows.length;
     const octets = rows.reduce((n, r) => n + r.size, 0);
-    const enregistres = await deps.repository.insertDocumentsChecked(
-      row,
+    const tous = await deps.repository.insertDocumentsChecked(
+      row.id,
       rows,
       uploadedAt,
       (totaux) => {
@@ -418,14 +424,14 @@ async function commitDocuments(
         : undefined,
     );
     // Erased while its files came: they are removed below, as for any refusal.
-    if (!enregistres) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+    if (!tous) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
+    return { nouveaux: rows, tous };
   } catch (error) {
     // Put things back as they were: no file without its record.
     await Promise.all(staged.map((s) => s.temp.discard()));
     await Promise.all(committed.map((key) => deps.storage.remove(key)));
     throw error;
   }
-  return rows;
 }
 
 /** One leftover of a write cut short: its kind, its name, and its last change when it was seen. */
