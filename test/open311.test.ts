@@ -544,6 +544,11 @@ describe('GET requests.json and requests/{id}.json', () => {
     expectErreur(await get('/requests.json?end_date=hier'), 400, /end_date doit être une date au format W3C/u);
     expectErreur(await get('/requests.json?start_date=2026-02-30T00:00:00Z'), 400, 'start_date n’est pas une date qui existe.');
     expectErreur(await get('/requests.json?end_date=2026-02-01T24:00:00Z'), 400, 'end_date n’est pas une date qui existe.');
+    // A time zone that does not exist: a 400, not the 500 of an invalid date.
+    for (const zone of ['%2B24:00', '-25:00', '%2B99:99', '%2B05:60']) {
+      expectErreur(await get(`/requests.json?start_date=2026-05-01T00:00:00${zone}`), 400, 'start_date n’est pas une date qui existe.');
+    }
+    expect((await get('/requests.json?start_date=2026-05-01T00:00:00-23:59')).statusCode).toBe(200);
     expectErreur(await get('/requests.json?start_date=2026-01-01T00:00:00Z&end_date=2026-06-01T00:00:00Z'), 400, MESSAGES_OPEN311.periodeTropLongue);
     expectErreur(await get('/requests.json?start_date=2026-06-01T00:00:00Z&end_date=2026-05-01T00:00:00Z'), 400, MESSAGES_OPEN311.periodeInversee);
     expectErreur(await get('/requests.json?service_request_id=638344'), 400, /un numéro s’écrit comme 2026-00042/u);

@@ -110,11 +110,23 @@ const facultatif = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v ==
 /** A W3C date-time (http://www.w3.org/TR/NOTE-datetime) with its time zone, as the specification requires. */
 export const DATE_W3C = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/u;
 
-/** Whether a W3C date-time names a day and a time that exist (JavaScript would carry 30 February over to March). */
+/**
+ * Whether a W3C date-time names a day, a time and a time zone that exist (JavaScript would carry 30 February over to
+ * March, and makes an invalid date of an offset such as +24:00).
+ */
 function dateExiste(texte: string): boolean {
   const [a, mo, j, h, mi, se] = texte.split(/[-T:.Z+]/u).map(Number) as [number, number, number, number, number, number | undefined];
   const jour = new Date(Date.UTC(a, mo - 1, j));
-  return jour.getUTCMonth() === mo - 1 && jour.getUTCDate() === j && h <= 23 && mi <= 59 && (se === undefined || Number.isNaN(se) || se <= 59);
+  const decalage = /[+-](\d{2}):(\d{2})$/u.exec(texte);
+  if (decalage && (Number(decalage[1]) > 23 || Number(decalage[2]) > 59)) return false;
+  return (
+    jour.getUTCMonth() === mo - 1 &&
+    jour.getUTCDate() === j &&
+    h <= 23 &&
+    mi <= 59 &&
+    (se === undefined || Number.isNaN(se) || se <= 59) &&
+    !Number.isNaN(Date.parse(texte))
+  );
 }
 
 const dateW3c = (champ: string) =>
