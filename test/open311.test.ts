@@ -791,7 +791,9 @@ describe('rate limits and the log', () => {
     const poster = (cle: string) => limite.app.inject({ method: 'POST', url: `${V2}/requests.json`, payload: { ...corps(), api_key: cle } });
     expect((await poster(une)).statusCode).toBe(200);
     // The key's own limit (1 a minute).
-    expectErreur(await poster(une), 429, MESSAGES_OPEN311.tropDeRequetesCle);
+    const parCle = await poster(une);
+    expectErreur(parCle, 429, MESSAGES_OPEN311.tropDeRequetesCle);
+    expect(Number(parCle.headers['retry-after'])).toBeGreaterThan(0);
     // Another key from the same address passes, until the address's limit (3 a minute).
     expect((await poster(deux)).statusCode).toBe(200);
     const parAdresse = await poster(deux);

@@ -250,7 +250,7 @@ export function routesOpen311(deps: DepsOpen311) {
      * Before the arguments are read: the body's kind, then the api_key (403, whatever else the body holds), then
      * the key's own limit. A revoked key is refused like an unknown one.
      */
-    const verifierCle = async (request: FastifyRequest) => {
+    const verifierCle = async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.isMultipart()) throw new ErreurOpen311(400, MESSAGES_OPEN311.multipart);
       const body = request.body;
       const apiKey = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).api_key : undefined;
@@ -260,7 +260,11 @@ export function routesOpen311(deps: DepsOpen311) {
       clesDesRequetes.set(request, cle.id);
       if (limiteParCle) {
         const verdict = await limiteParCle(request);
-        if (!verdict.isAllowed && verdict.isExceeded) throw new ErreurOpen311(429, MESSAGES_OPEN311.tropDeRequetesCle);
+        if (!verdict.isAllowed && verdict.isExceeded) {
+          // When to try again, as the per-address limit says it (docs/api.md).
+          if ('ttlInSeconds' in verdict) reply.header('Retry-After', verdict.ttlInSeconds);
+          throw new ErreurOpen311(429, MESSAGES_OPEN311.tropDeRequetesCle);
+        }
       }
       await repository.utilisee(cle.id, now().toISOString());
     };
