@@ -15,6 +15,13 @@ describe('GET /adresses — the national API answers', () => {
     ban = http.createServer((req, res) => {
       seen.push(req.url ?? '');
       res.setHeader('content-type', 'application/json');
+      // As the Géoplateforme: a query under 3 characters, or not starting with a letter or a digit, is refused (and
+      // here any with « refusee »).
+      const q = new URL(req.url ?? '', 'http://x').searchParams.get('q') ?? '';
+      if (q.length < 3 || !/^[\p{L}\p{N}]/u.test(q) || q.includes('refusee')) {
+        res.statusCode = 400;
+        return res.end(JSON.stringify({ code: 400, message: 'Failed parsing query', detail: ['q: must contain between 3 and 200 chars and start with a number or a letter'] }));
+      }
       res.end(
         JSON.stringify({
           type: 'FeatureCollection',
@@ -76,6 +83,19 @@ describe('GET /adresses — the national API answers', () => {
       { label: '8 Avenue Marcel Pagnol 13090 Aix-en-Provence', adresse: '8 Avenue Marcel Pagnol', codePostal: '13090', ville: 'Aix-en-Provence', complement: 'Bât. C', lat: 43.5262, lon: 5.4203 },
     ]);
     expect(new URL(seen.at(-1)!, 'http://x').searchParams.get('q')).toBe('8 av marcel pagnol');
+  });
+
+  it('asks the national API only what it can answer, and a query it refuses does not stop it for the others', async () => {
+    // « Bât C, 8 »: the street part is « 8 », too short for the national search: the street list answers, nothing is asked.
+    const avant = seen.length;
+    const court = await ctx.app.inject({ method: 'GET', url: `/app/api/adresses?q=${encodeURIComponent('Bât C, 8')}` });
+    expect(court.json().source).toBe('territoire');
+    expect(seen).toHaveLength(avant);
+    // A query it refuses (400) falls back for that query alone.
+    expect((await ctx.app.inject({ method: 'GET', url: '/app/api/adresses?q=rue%20refusee' })).json().source).toBe('territoire');
+    expect(seen).toHaveLength(avant + 1);
+    const suivante = await ctx.app.inject({ method: 'GET', url: '/app/api/adresses?q=8%20avenue%20marcel%20pagnol' });
+    expect(suivante.json().source).toBe('ban');
   });
 
   it('refuses too short or missing queries in French', async () => {

@@ -74,6 +74,9 @@ export default async function adressesRoutes(scope: FastifyInstance): Promise<vo
    * api-adresse.data.gouv.fr, here asked for addresses of the territory's commune only (`citycode`).
    */
   async function searchBan(q: string, limit: number): Promise<Suggestion[] | null> {
+    // It refuses (400) a query under 3 characters or not starting with a letter or a digit (« Bât C, 8 » leaves « 8 »):
+    // not asked, the street list answers.
+    if (q.length < 3 || !/^[\p{L}\p{N}]/u.test(q)) return null;
     if (Date.now() < banDownUntil) return null;
     const url = new URL(config.adresseApiUrl);
     url.searchParams.set('q', q);
@@ -83,6 +86,11 @@ export default async function adressesRoutes(scope: FastifyInstance): Promise<vo
     url.searchParams.set('citycode', territory.codeInsee);
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(config.adresseApiTimeoutMs) });
+      // A query it refuses says nothing of its health: the street list answers this one, the next is asked again.
+      if (response.status >= 400 && response.status < 500 && response.status !== 429) {
+        await response.body?.cancel();
+        return null;
+      }
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const body = banAnswer.parse(await response.json());
       return body.features.map(({ properties: p, geometry }) => ({
