@@ -570,6 +570,20 @@ describe('duplicates', () => {
     expect((await get(api(`/signalements/${doublon.numero}`), {})).json().data).toMatchObject({ etat: 'doublon', doublonDe: original.numero });
   });
 
+  it('follows the original when one asks to follow a duplicate (its news are the original’s)', async () => {
+    const original = await signaler();
+    const doublon = await signaler();
+    expect((await mettreAJour(doublon.numero, { etat: 'doublon', doublonDe: original.numero })).statusCode).toBe(200);
+    const voisin = `voisin.tard.${randomUUID().slice(0, 6)}@example.org`;
+    expect((await ctx.app.inject({ method: 'POST', url: api(`/signalements/${doublon.numero}/suivre`), payload: { email: voisin } })).statusCode).toBe(200);
+    expect((await repository.suiveurs((await ligne(original.numero)).id)).map((s) => s.email)).toContain(voisin);
+    expect((await repository.suiveurs((await ligne(doublon.numero)).id)).map((s) => s.email)).not.toContain(voisin);
+    expect((await mailsTo(voisin)).at(-1)).toContain(`http://quartier.test/technique/${original.numero}`);
+    // The original's news reach this follower.
+    expect((await mettreAJour(original.numero, { etat: 'resolu', texte: 'Réparé.' })).statusCode).toBe(200);
+    await vi.waitFor(async () => expect((await mailsTo(voisin)).some((m) => m.includes('Réparé.'))).toBe(true));
+  });
+
   it('refuses itself, an unknown number, a duplicate as original, and a loop, naming what to do', async () => {
     const a = await signaler();
     const b = await signaler();

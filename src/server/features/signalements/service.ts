@@ -375,8 +375,12 @@ export class SignalementsService {
   async suivre(row: SignalementRow, email: string): Promise<void> {
     const id = randomUUID();
     await this.repository.transaction(async (trx) => {
-      const nouveau = await this.repository.ajouterSuiveur({ id, signalementId: row.id, email, jetonHash: sha256(this.jeton('suivi', id)), creeLe: this.deps.now().toISOString() }, trx);
-      if (nouveau) await this.deps.mailer.enqueue(mailSuiviConfirme(row, this.page(row.numero), this.desabonnement('suivi', id), email), { trx });
+      // A duplicate's news are its original's (its followers moved there when it was marked): following one follows
+      // the original. Locked, so that a follow and the marking never cross (PostgreSQL).
+      let suivi = (await this.repository.pourModification(row.id, trx)) ?? row;
+      if (suivi.etat === 'doublon' && suivi.doublonDe) suivi = (await this.repository.pourModification(suivi.doublonDe, trx)) ?? suivi;
+      const nouveau = await this.repository.ajouterSuiveur({ id, signalementId: suivi.id, email, jetonHash: sha256(this.jeton('suivi', id)), creeLe: this.deps.now().toISOString() }, trx);
+      if (nouveau) await this.deps.mailer.enqueue(mailSuiviConfirme(suivi, this.page(suivi.numero), this.desabonnement('suivi', id), email), { trx });
     });
   }
 
