@@ -58,6 +58,22 @@ export function fillTemplate(template: string, page: { html: string; route: stri
   return out;
 }
 
+/**
+ * A prerendered page's one script, written into the page (its hash allows it in the CSP: src/server/pages-web.ts): the
+ * app's entry is fetched only once the page has painted (or after a second at most, as in a tab in the background),
+ * so that nothing the page does not need comes before its first paint.
+ */
+export function amorce(entree: string): string {
+  return `(function(){var fait=false,charger=function(){if(fait)return;fait=true;var s=document.createElement('script');s.type='module';s.src=${JSON.stringify(entree)};document.head.appendChild(s)},apres=function(){requestAnimationFrame(function(){setTimeout(charger,0)})};setTimeout(charger,1000);try{new PerformanceObserver(function(l,o){if(l.getEntries().some(function(e){return e.name==='first-contentful-paint'})){o.disconnect();apres()}}).observe({type:'paint',buffered:true})}catch(e){apres()}})()`;
+}
+
+/** A prerendered page: the template's entry script replaced by `amorce`, at the end of the body. */
+export function entreeApresAffichage(template: string): string {
+  const entree = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/u.exec(template);
+  if (!entree) throw new Error('prerender: no entry <script type="module" crossorigin src="…"> in dist/web/index.html');
+  return template.replace(entree[0], '').replace('</body>', `  <script>${amorce(entree[1]!)}</script>\n  </body>`);
+}
+
 /** `web`: the browser build (dist/web); `ssr`: the prerender's module (dist/prerendu), removed afterwards. */
 export async function prerender(WEB = path.join(DIST, 'web'), SSR = path.join(DIST, 'prerendu')): Promise<string[]> {
   const template = fs.readFileSync(path.join(WEB, 'index.html'), 'utf8');
@@ -87,9 +103,9 @@ export async function prerender(WEB = path.join(DIST, 'web'), SSR = path.join(DI
     const css = [...entryCss, ...app.css, ...(page.module ? chunkFiles(manifest, page.module).css : [])];
     const file = path.join(WEB, pageFile(page.path));
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    // The entry waits for the first paint anyway (main.tsx): fetched at low priority, it never competes with the page.
-    const lowPriority = base.replace('<script type="module" crossorigin', '<script type="module" fetchpriority="low" crossorigin');
-    fs.writeFileSync(file, fillTemplate(lowPriority, { html, route: page.path, title: page.title, head: styles(css) }));
+    // The page paints before the app is even fetched (Lighthouse counts every request that ends before the largest
+    // paint as needed by it: with the entry fetched at once, LCP was 1.8-2.0× a static page; after the paint, ~1.05×).
+    fs.writeFileSync(file, fillTemplate(entreeApresAffichage(base), { html, route: page.path, title: page.title, head: styles(css) }));
     written.push(pageFile(page.path));
   }
   fs.writeFileSync(path.join(WEB, 'index.html'), fillTemplate(base, { html: await entry.renderShell(), route: null, head: styles([...entryCss, ...app.css]) }));

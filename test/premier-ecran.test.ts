@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,8 @@ describe('prerendered pages', () => {
   let app: FastifyInstance;
   let dir: string;
   let drop: () => Promise<void>;
-  const LANDING = '<!doctype html><html><body><div id="root" data-route="/"><h1>Bienvenue sur Quartier Vivant</h1></div></body></html>';
+  const SCRIPT = "(function(){document.title='amorce'})()";
+  const LANDING = `<!doctype html><html><body><div id="root" data-route="/"><h1>Bienvenue sur Quartier Vivant</h1></div><script>${SCRIPT}</script><script type="module" src="/assets/x.js"></script></body></html>`;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-premier-ecran-'));
@@ -25,7 +27,7 @@ describe('prerendered pages', () => {
     fs.writeFileSync(path.join(web, 'index.html'), '<!doctype html><div id="root"><header>Coquille</header></div>');
     fs.writeFileSync(path.join(web, 'pages', 'index.html'), LANDING);
     fs.writeFileSync(path.join(web, 'pages', 'index.html.br'), brotliCompressSync(LANDING));
-    fs.writeFileSync(path.join(web, 'pages', 'logement.html'), '<div id="root" data-route="/logement">Soumettre ma demande</div>');
+    fs.writeFileSync(path.join(web, 'pages', 'logement.html'), `<div id="root" data-route="/logement">Soumettre ma demande</div><script>${SCRIPT}</script>`);
     fs.writeFileSync(path.join(web, 'pages', 'logement', 'nouveau.html'), '<div id="root" data-route="/logement/nouveau">Enregistrer ma demande</div>');
     const database = await freshDatabaseUrl();
     drop = database.drop;
@@ -55,6 +57,14 @@ describe('prerendered pages', () => {
     const res = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br' } });
     expect(res.headers['content-encoding']).toBe('br');
     expect(brotliDecompressSync(res.rawPayload).toString()).toBe(LANDING);
+  });
+
+  it('allows the inline script of the pages by its hash in the CSP, and no other inline script', async () => {
+    const csp = String((await app.inject({ method: 'GET', url: '/' })).headers['content-security-policy']);
+    const scriptSrc = /script-src ([^;]*)/u.exec(csp)?.[1];
+    const hash = createHash('sha256').update(SCRIPT).digest('base64');
+    // The same script in two pages: one source; the module script's file needs none.
+    expect(scriptSrc).toBe(`'self' 'sha256-${hash}'`);
   });
 
   it('the housing pages get theirs; other addresses the shell', async () => {

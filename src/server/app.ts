@@ -22,6 +22,7 @@ import { ApiError, clientErrorHandler, errorBody, frameworkErrors, hasNulByte, i
 import { LocalBus, PostgresBus, RedisBus, type EventBus } from './events/index.js';
 import type { FluxEnDirect } from './events/flux.js';
 import { ToursDeBoucle } from './exploitation/tours.js';
+import { pagesPrerendues, sourcesDesScriptsEnLigne } from './pages-web.js';
 import { installerExploitation, verificationsDeBase, type Verification } from './exploitation/index.js';
 import adressesRoutes from './features/adresses/routes.js';
 import carte from './features/carte/index.js';
@@ -334,6 +335,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         directives: {
           upgradeInsecureRequests: https ? [] : null,
           defaultSrc: ["'self'"],
+          // The prerendered pages' one inline script (it loads the app once the page has painted), by its hash.
+          scriptSrc: ["'self'", ...sourcesDesScriptsEnLigne(config.webDir)],
           // The map's tiles (CARTE_TUILES_URL): their origin only.
           imgSrc: ["'self'", 'data:', 'blob:', origineDesTuiles(config.carte.tuilesUrl)!],
           styleSrc: ["'self'", "'unsafe-inline'"],
@@ -426,16 +429,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       },
     });
     // Pages prerendered at build (scripts/prerender.ts): `/` → pages/index.html, `/logement` → pages/logement.html…
-    const pagesDir = path.join(webDir, 'pages');
-    const prerendered = new Map<string, string>();
-    if (fs.existsSync(pagesDir)) {
-      for (const entry of fs.readdirSync(pagesDir, { recursive: true, withFileTypes: true })) {
-        if (!entry.isFile() || !entry.name.endsWith('.html')) continue;
-        const file = path.relative(webDir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
-        const route = file.slice('pages'.length, -'.html'.length);
-        prerendered.set(route === '/index' ? '/' : route, file);
-      }
-    }
+    const prerendered = pagesPrerendues(webDir);
     // Client-side routes: a prerendered page gets its own HTML (content at first byte); every other GET gets
     // the app shell (header and footer, the page drawn by the script), which shows its own 404 page.
     app.setNotFoundHandler((request, reply) => {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { fillTemplate } from '../../scripts/prerender.js';
+import { describe, expect, it, vi } from 'vitest';
+import { amorce, entreeApresAffichage, fillTemplate } from '../../scripts/prerender.js';
 import { renderPage, renderShell } from './entry-server.js';
 
 /**
@@ -42,5 +42,48 @@ describe('prerendered first screens', () => {
     expect(out).toContain('<title>Accueil — Quartier Vivant</title>');
     expect(out).toContain('<style>a{}</style>\n  </head>');
     expect(() => fillTemplate('<body></body>', { html: 'x', route: null })).toThrow(/root/u);
+  });
+
+  it('a prerendered page fetches the app only once it has painted: its entry script becomes one inline script at the end', () => {
+    const template = '<html><head>\n    <script type="module" crossorigin src="/assets/index-abc.js"></script>\n  </head><body><div id="root"></div>\n  </body></html>';
+    const out = entreeApresAffichage(template);
+    expect(out).not.toContain('<script type="module"');
+    expect(out).toContain(`<script>${amorce('/assets/index-abc.js')}</script>\n  </body>`);
+    expect(() => entreeApresAffichage('<html><body></body></html>')).toThrow(/entry/u);
+  });
+
+  it('the inline script adds the entry once, after the first contentful paint, or after a second without one', () => {
+    vi.useFakeTimers();
+    try {
+      const run = (observer: unknown) => {
+        const added: { type: string; src: string }[] = [];
+        const callbacks: ((list: { getEntries: () => { name: string }[] }, o: { disconnect: () => void }) => void)[] = [];
+        const document = { createElement: () => ({ type: '', src: '' }), head: { appendChild: (s: { type: string; src: string }) => added.push(s) } };
+        const PerformanceObserver = observer === 'absent' ? undefined : function (cb: (typeof callbacks)[number]) { callbacks.push(cb); return { observe: () => {} }; };
+        new Function('document', 'PerformanceObserver', 'requestAnimationFrame', amorce('/assets/index-abc.js'))(document, PerformanceObserver, (f: () => void) => setTimeout(f, 16));
+        return { added, paint: (name: string) => callbacks[0]!({ getEntries: () => [{ name }] }, { disconnect: () => {} }) };
+      };
+      const page = run('present');
+      page.paint('first-paint');
+      vi.advanceTimersByTime(100);
+      expect(page.added).toEqual([]);
+      page.paint('first-contentful-paint');
+      vi.advanceTimersByTime(100);
+      expect(page.added).toEqual([{ type: 'module', src: '/assets/index-abc.js' }]);
+      vi.advanceTimersByTime(2000);
+      expect(page.added).toHaveLength(1);
+      // No paint (a tab in the background): after a second all the same.
+      const cachee = run('present');
+      vi.advanceTimersByTime(999);
+      expect(cachee.added).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(cachee.added).toHaveLength(1);
+      // A browser without PerformanceObserver: at the next frame.
+      const ancien = run('absent');
+      vi.advanceTimersByTime(20);
+      expect(ancien.added).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
