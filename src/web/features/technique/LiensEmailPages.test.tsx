@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { screen } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordFetch, renderWithProviders } from '../../test-utils.js';
 import { ConfirmationAlertePage, DesabonnementPage } from './LiensEmailPages.js';
@@ -32,6 +33,21 @@ describe('the pages of the e-mailed links', () => {
     answers['POST /app/api/technique/alertes/confirmer'] = { status: 404, body: { error: { code: 'NOT_FOUND', message: 'Ce lien ne fonctionne plus.' } } };
     renderWithProviders(<ConfirmationAlertePage />, { url: '/technique/alertes/confirmation' });
     expect(await screen.findByRole('alert')).toHaveTextContent('Ce lien ne fonctionne plus. Vous pouvez aussi en demander une nouvelle depuis la page des signalements.');
+    expect(screen.queryByRole('button', { name: 'Réessayer' })).toBeNull();
+  });
+
+  it('offers to try again with the same token when the network failed (the address no longer holds it), not when the link is dead', async () => {
+    window.history.replaceState(null, '', `/technique/desabonnement#jeton=${JETON}`);
+    answers['POST /app/api/technique/desabonnement'] = () => {
+      throw new TypeError('Failed to fetch');
+    };
+    renderWithProviders(<DesabonnementPage />, { url: '/technique/desabonnement' });
+    expect(await screen.findByRole('alert')).toHaveTextContent('Le désabonnement n’a pas pu se faire');
+    expect(window.location.hash).toBe('');
+    answers['POST /app/api/technique/desabonnement'] = { status: 200, body: { data: { quoi: 'alerte', numero: null } } };
+    await userEvent.click(screen.getByRole('button', { name: 'Réessayer' }));
+    await screen.findByText('C’est fait');
+    expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([{ jeton: JETON }, { jeton: JETON }]);
   });
 
   it('confirms the area alert', async () => {

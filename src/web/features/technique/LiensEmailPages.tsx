@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, Group, Loader, Stack, Text, Title } from '@manti
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { Desabonnement } from '../../../domain/signalements.js';
-import { errorMessage } from '../../lib/api.js';
+import { ApiError, errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
 import { usePageTitle } from '../../lib/usePageTitle.js';
 import { confirmerAlerte, desabonner } from './api.js';
@@ -16,9 +16,13 @@ const jetonDeLAdresse = () => /(?:^#|&)jeton=([A-Za-z0-9_-]+)/u.exec(window.loca
 
 const LIEN_INCOMPLET = 'Le lien est incomplet : ouvrez-le de nouveau depuis l’e-mail reçu, en entier.';
 
-type Etat<T> = { quoi: 'en-cours' } | { quoi: 'fait'; resultat: T } | { quoi: 'echec'; message: string };
+/** `reessayer`: the token is kept here (the address no longer holds it) to post it again after a failure of the network or the server. */
+type Etat<T> = { quoi: 'en-cours' } | { quoi: 'fait'; resultat: T } | { quoi: 'echec'; message: string; reessayer?: () => void };
 
-/** Posts the link's token once (also under React's development double render). */
+/** A failure that trying again may mend: no answer (network), a limit, the server's own trouble. */
+const passagere = (error: unknown) => error instanceof ApiError && (error.status === 0 || error.status === 429 || error.status >= 500);
+
+/** Posts the link's token once (also under React's development double render), again only when the person asks. */
 function useLien<T>(action: (jeton: string) => Promise<T>): Etat<T> {
   const [jeton] = useState(jetonDeLAdresse);
   const [etat, setEtat] = useState<Etat<T>>(jeton ? { quoi: 'en-cours' } : { quoi: 'echec', message: LIEN_INCOMPLET });
@@ -27,12 +31,28 @@ function useLien<T>(action: (jeton: string) => Promise<T>): Etat<T> {
     if (!jeton || lance.current) return;
     lance.current = true;
     window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
-    action(jeton).then(
-      (resultat) => setEtat({ quoi: 'fait', resultat }),
-      (error: unknown) => setEtat({ quoi: 'echec', message: errorMessage(error) }),
-    );
+    const poster = () => {
+      setEtat({ quoi: 'en-cours' });
+      action(jeton).then(
+        (resultat) => setEtat({ quoi: 'fait', resultat }),
+        (error: unknown) => setEtat({ quoi: 'echec', message: errorMessage(error), ...(passagere(error) ? { reessayer: poster } : {}) }),
+      );
+    };
+    poster();
   }, [action, jeton]);
   return etat;
+}
+
+/** « Réessayer », under a failure that may pass. */
+function Reessayer({ etat }: { etat: { reessayer?: () => void } }) {
+  if (!etat.reessayer) return null;
+  return (
+    <Group mt="sm">
+      <Button variant="outline" color="red" onClick={etat.reessayer}>
+        Réessayer
+      </Button>
+    </Group>
+  );
 }
 
 function EnCours({ texte }: { texte: string }) {
@@ -84,6 +104,7 @@ export function DesabonnementPage() {
       {etat.quoi === 'echec' && (
         <Alert color="red" role="alert" title="Le désabonnement n’a pas pu se faire">
           {etat.message}
+          <Reessayer etat={etat} />
         </Alert>
       )}
       <Retour />
@@ -106,6 +127,7 @@ export function ConfirmationAlertePage() {
       {etat.quoi === 'echec' && (
         <Alert color="red" role="alert" title="L’alerte n’a pas pu être confirmée">
           {etat.message} Vous pouvez aussi en demander une nouvelle depuis la page des signalements.
+          <Reessayer etat={etat} />
         </Alert>
       )}
       <Retour />
