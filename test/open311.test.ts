@@ -405,7 +405,12 @@ describe('POST requests.json', () => {
     expectErreur(await posterJson(corps({ email: undefined })), 400, MESSAGES_OPEN311.emailObligatoire);
     expectErreur(await posterJson(corps({ email: 'pas-une-adresse' })), 400, 'email : L’adresse e-mail n’est pas valable.');
     expectErreur(await posterJson(corps({ description: 'x'.repeat(2001) })), 400, /description dépasse 2000 caractères/u);
-    expectErreur(await posterJson(corps({ description: 'x'.repeat(1990), media_url: 'https://example.org/photo.jpg' })), 400, /description : La description dépasse 2000 caractères/u);
+    // The link is kept after the description: the two together must fit, and the message says by how much to shorten.
+    expectErreur(
+      await posterJson(corps({ description: 'x'.repeat(1990), media_url: 'https://example.org/photo.jpg' })),
+      400,
+      'description : La description et le lien media_url, gardé à sa suite, dépassent ensemble 2000 caractères : raccourcissez la description de 29 caractères.',
+    );
     expectErreur(await posterJson(corps({ media_url: 'javascript:alert(1)' })), 400, /media_url doit être une adresse web/u);
     expectErreur(await posterJson(corps({ first_name: 'x'.repeat(60), last_name: 'y'.repeat(60) })), 400, /first_name, last_name : Le nom dépasse 100 caractères/u);
     // Two wrong fields: two errors.
@@ -421,6 +426,9 @@ describe('POST requests.json', () => {
     expectErreur(await ctx.app.inject({ method: 'POST', url: `${V2}/requests.json`, headers: { 'content-type': 'application/json' }, payload: '{"api_key":' }), 400);
     expectErreur(await posterForm(`api_key=${encodeURIComponent(apiKey)}&service_code=voirie%00`), 400);
     expect(await compterSignalements()).toBe(avant);
+    // Exactly 2000 with the link passes.
+    expect((await posterJson(corps({ description: 'x'.repeat(1961), media_url: 'https://example.org/photo.jpg' }))).statusCode).toBe(200);
+    expect(await compterSignalements()).toBe(avant + 1);
   });
 
   it('refuses a point outside the district with the site’s message (400), and an unknown service with 404', async () => {

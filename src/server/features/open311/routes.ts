@@ -21,7 +21,7 @@ import {
   type NouvelleRequete,
   type RequestsQuery,
 } from '../../../domain/open311.js';
-import { NUMERO_SIGNALEMENT, nouveauSignalementSchema, TITRE_MAX, uneLigne } from '../../../domain/signalements.js';
+import { DESCRIPTION_MAX, NUMERO_SIGNALEMENT, nouveauSignalementSchema, TITRE_MAX, uneLigne } from '../../../domain/signalements.js';
 import { z } from '../../../domain/zod.js';
 import type { RateLimit } from '../../app.js';
 import type { SignalementRow } from '../../db/schema.js';
@@ -287,6 +287,12 @@ export function routesOpen311(deps: DepsOpen311) {
         const texte = b.description?.trim() ?? '';
         // media_url is kept as a link in the description, never fetched.
         const description = b.media_url ? `${texte}${texte ? '\n\n' : ''}Photo : ${b.media_url}` : texte;
+        if (b.media_url && description.length > DESCRIPTION_MAX) {
+          throw new ErreurOpen311(
+            400,
+            `description : La description et le lien media_url, gardé à sa suite, dépassent ensemble ${DESCRIPTION_MAX} caractères : raccourcissez la description de ${description.length - DESCRIPTION_MAX} caractères.`,
+          );
+        }
         const saisie = nouveauSignalementSchema.safeParse({
           categorie: categorie.code,
           titre: titreDepuis(texte, categorie.libelle),
