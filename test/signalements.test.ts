@@ -423,6 +423,8 @@ describe('photos', () => {
       'x-content-type-options': 'nosniff',
       'cache-control': 'private, no-store',
       'content-security-policy': "sandbox; default-src 'none'; frame-ancestors 'none'",
+      // Public, and handed out by Open311 as media_url: another site may show it.
+      'cross-origin-resource-policy': 'cross-origin',
     });
     expect(servie.rawPayload.equals(stocke)).toBe(true);
     expect((await voir(numero)).json().data.photos).toEqual([photo]);

@@ -172,6 +172,9 @@ export function routesSignalements(deps: { repository: SignalementsRepository; s
       }
       return reply
         .headers(USER_FILE_HEADERS)
+        // A public photo, which Open311 hands out as media_url: another site may show it (the managers' route, which
+        // also serves hidden ones, keeps same-origin).
+        .header('Cross-Origin-Resource-Policy', 'cross-origin')
         .header('Content-Type', 'image/jpeg')
         .header('Content-Length', enregistree.taille)
         .header('Content-Disposition', contentDisposition(`signalement-${row.numero}-photo.jpg`, { type: 'inline' }))
