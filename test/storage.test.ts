@@ -174,7 +174,7 @@ describe('sweep of interrupted writes', () => {
     const pic = await multipart([{ field: 'pic', name: 'moi.png', content: SAMPLES.png }]);
     expect((await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...pic.headers, cookie: account.cookie }, payload: pic.payload })).statusCode).toBe(201);
     await ctx.app.deps.mailer.idle();
-    const kept = filesUnder(uploadsOf()).filter((f) => f.startsWith(`avatars${path.sep}${account.uid}`) || f.endsWith(`livret-1-l.pdf`));
+    const kept = filesUnder(uploadsOf()).filter((f) => f.startsWith(`avatars${path.sep}${account.uid}`) || f.endsWith(`livret-l.pdf`));
     expect(kept).toHaveLength(2);
     // However old, a referenced picture and a recorded document stay.
     for (const f of kept) fs.utimesSync(path.join(uploadsOf(), f), old, old);
