@@ -368,7 +368,6 @@ export class DemandesRepository {
     return this.db.selectFrom('documents').selectAll().where('id', '=', id).where('housingRequestId', '=', housingRequestId).executeTakeFirst();
   }
 
-  /** The last position used in each category of the request. */
   /** How many documents a request holds and their total size (the per-request quota, docs/produit.md « Documents »). */
   async totauxDocuments(housingRequestId: string, trx: Db = this.db): Promise<{ fichiers: number; octets: number }> {
     const row = await trx
