@@ -171,6 +171,18 @@ describe('a round trip of corrections', () => {
     expect(json).toContain('"avis": null');
   });
 
+  it('tells the manager who asked, not a follower who is no longer a manager, that the corrections are made', async () => {
+    const ancien = await createAccount(ctx, 'manager', { prenom: 'Léa', nom: 'Roux' });
+    await creer('015corr0009');
+    expect((await call('PUT', '/logement/015corr0009/suivi', { cookie: ancien.cookie }, { suivre: true })).statusCode).toBe(200);
+    expect((await call('POST', '/logement/015corr0009/corrections', { cookie: manager.cookie }, { motif: 'Pièce illisible' })).statusCode).toBe(201);
+    await ctx.app.deps.db.updateTable('user').set({ userType: 'habitant' }).where('id', '=', ancien.uid).execute();
+    const faites = async (email: string) => (await mailsTo(ctx, email)).filter((m) => m.includes('indique avoir fait les corrections') && m.includes('015corr0009'));
+    expect((await call('POST', '/logement/015corr0009/corrections/faites', { 'x-access-key': keys['015corr0009']! })).statusCode).toBe(200);
+    expect(await faites(ancien.email)).toEqual([]);
+    expect(await faites(manager.email)).toHaveLength(1);
+  });
+
   it('once done, a new request for corrections closes the previous one', async () => {
     await creer('015corr0004');
     expect((await call('POST', '/logement/015corr0004/corrections', { cookie: manager.cookie }, { motif: 'Premier tour' })).statusCode).toBe(201);

@@ -237,4 +237,13 @@ describe('the applicant’s message on a request nobody follows', () => {
     expect(suivis.at(-1)).toContain('que vous suivez');
     expect(await avis(manager.email)).toHaveLength(2);
   });
+
+  it('passes over a follower who is no longer a manager to the last manager who wrote', async () => {
+    await ctx.app.deps.db.updateTable('user').set({ userType: 'habitant' }).where('id', '=', autre.uid).execute();
+    await ecrit('Quelqu’un est là ?');
+    expect(await avis(autre.email)).toHaveLength(2);
+    const dits = await avis(manager.email);
+    expect(dits).toHaveLength(3);
+    expect(dits.at(-1)).toContain('que personne ne suit');
+  });
 });

@@ -80,7 +80,8 @@ export class CorrectionsService {
 
   /**
    * The applicant says the corrections are made: the list shows « Corrections faites » until a manager closes
-   * it, and the manager who follows the request (else the one who asked) is told by e-mail.
+   * it, and the manager who follows the request (else the one who asked, else the last one who wrote) is told by
+   * e-mail; never an account that is no longer a manager.
    */
   async marquerFaite(housingRequestId: string, log: FastifyBaseLogger): Promise<Correction> {
     const { repository, demandes, journal, mailer, config } = this.deps;
@@ -93,8 +94,8 @@ export class CorrectionsService {
       if (ouverte.faiteLe) return { row: null, correction: ouverte };
       await repository.marquerFaite(ouverte.id, le, trx);
       await repository.changerEtat(row.id, 'faite', le, trx);
-      const gestionnaire = await journal.emailDuSuivi(row.id, ouverte.demandeePar, trx);
-      if (gestionnaire) await mailer.enqueue(mailCorrectionsFaites(row, config.publicUrl, gestionnaire), { trx, demandeId: row.id });
+      const gestionnaire = await journal.destinataire(row.id, trx, ouverte.demandeePar);
+      if (gestionnaire) await mailer.enqueue(mailCorrectionsFaites(row, config.publicUrl, gestionnaire.email), { trx, demandeId: row.id });
       return { row, correction: { ...ouverte, faiteLe: le } };
     });
     if (row) await this.publier(row, le, log);

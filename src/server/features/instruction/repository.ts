@@ -31,25 +31,21 @@ export class InstructionRepository {
   }
 
   /**
-   * Whom to tell of what the applicant did: the manager who follows the request, else the account `repli`
-   * (the manager who asked for the corrections); their e-mail, or null.
+   * Whom to tell of what the applicant did (a message, « corrections faites »): the manager who follows the
+   * request; else `repli` (the manager who asked for the corrections); else the manager who last wrote in its
+   * thread or last asked for corrections on it; else nobody (null). An account that is no longer a manager is
+   * skipped at every step: it is told nothing of the request. Their e-mail, and whether they follow it.
    */
-  async emailDuSuivi(housingRequestId: string, repli: string | null = null, trx: Db = this.db): Promise<string | null> {
-    const demande = await trx.selectFrom('housingRequests').select('suiviePar').where('id', '=', housingRequestId).executeTakeFirst();
-    const userId = demande?.suiviePar ?? repli;
-    if (!userId) return null;
-    const user = await trx.selectFrom('user').select('email').where('id', '=', userId).executeTakeFirst();
-    return user?.email ?? null;
-  }
-
-  /**
-   * Whom to tell of the applicant's message: the manager who follows the request; else the manager (still one)
-   * who last wrote in its thread or last asked for corrections on it; else nobody (null). Their e-mail, and
-   * whether they follow the request.
-   */
-  async destinataireMessage(housingRequestId: string, trx: Db = this.db): Promise<{ email: string; suit: boolean } | null> {
-    const suivi = await this.emailDuSuivi(housingRequestId, null, trx);
-    if (suivi) return { email: suivi, suit: true };
+  async destinataire(housingRequestId: string, trx: Db = this.db, repli: string | null = null): Promise<{ email: string; suit: boolean } | null> {
+    const suivi = await trx
+      .selectFrom('housingRequests')
+      .innerJoin('user', 'user.id', 'housingRequests.suiviePar')
+      .select(['user.email', 'user.userType'])
+      .where('housingRequests.id', '=', housingRequestId)
+      .executeTakeFirst();
+    if (suivi && isGestionnaire(suivi.userType)) return { email: suivi.email, suit: true };
+    const demandeur = repli ? await this.gestionnaire(repli, trx) : undefined;
+    if (demandeur) return { email: demandeur.email, suit: false };
     const ecrits = trx
       .selectFrom('messages')
       .select(['auteurUserId as userId', 'le'])
@@ -67,7 +63,6 @@ export class InstructionRepository {
       .select(['user.email', 'user.userType'])
       .orderBy('c.le', 'desc')
       .execute();
-    // An account that is no longer a manager is told nothing of the request.
     const dernier = candidats.find((c) => isGestionnaire(c.userType));
     return dernier ? { email: dernier.email, suit: false } : null;
   }

@@ -25,7 +25,7 @@ export class MessagesService {
     private readonly deps: {
       repository: MessagesRepository;
       /** Which manager hears of the applicant's message (features/instruction). */
-      suivi: Pick<InstructionRepository, 'destinataireMessage'>;
+      suivi: Pick<InstructionRepository, 'destinataire'>;
       mailer: Mailer;
       bus: EventBus;
       config: Pick<Config, 'publicUrl'>;
@@ -53,7 +53,7 @@ export class MessagesService {
   async ecrire(demande: DemandeRow, de: Cote, auteurUserId: string | null, texte: string, log: FastifyBaseLogger, pieces?: PiecesRecues): Promise<Message> {
     const { repository, mailer, config } = this.deps;
     const le = this.deps.now().toISOString();
-    const gestionnaire = de === 'demandeur' ? await this.deps.suivi.destinataireMessage(demande.id) : null;
+    const gestionnaire = de === 'demandeur' ? await this.deps.suivi.destinataire(demande.id) : null;
     let ecrit: MessageTable | undefined;
     const ecrire = async (trx: Db, noms: readonly string[]) => {
       ecrit = await repository.ajouter({ housingRequestId: demande.id, de, auteurUserId, texte, le }, trx);
