@@ -231,7 +231,7 @@ export async function seedRequests(db: Db, count: number): Promise<number> {
   const started = Date.now();
   await db
     .insertInto('etiquettes')
-    .values(ETIQUETTES_SEMEES.map((id, i) => ({ id, nom: `Étiquette ${i + 1}`, couleur: 'bleu', creeLe: new Date(DEBUT).toISOString() })))
+    .values(ETIQUETTES_SEMEES.map((id, i) => ({ id, nom: `Étiquette ${i + 1}`, nomCle: `étiquette ${i + 1}`, couleur: 'bleu', creeLe: new Date(DEBUT).toISOString() })))
     .onConflict((oc) => oc.doNothing())
     .execute();
   for (let i = 0; i < count; i += 500) {

@@ -29,7 +29,7 @@ describe.skipIf(!process.env.DATABASE_URL)('labels changed at once on PostgreSQL
   beforeAll(async () => {
     ctx = await createTestApp();
     const le = new Date().toISOString();
-    await ctx.app.deps.db.insertInto('etiquettes').values(Object.entries(ids).map(([nom, id]) => ({ id, nom, couleur: 'bleu', creeLe: le }))).execute();
+    await ctx.app.deps.db.insertInto('etiquettes').values(Object.entries(ids).map(([nom, id]) => ({ id, nom, nomCle: nom.toLowerCase(), couleur: 'bleu', creeLe: le }))).execute();
     for (const n of ['016conc00001', '016conc00002']) expect((await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: n }) })).statusCode).toBe(201);
   });
   afterAll(async () => ctx?.close());

@@ -57,6 +57,26 @@ describe('the set of labels', () => {
     expect(couleur.json().error.fields.couleur).toMatch(/La couleur doit être/u);
     expect((await ctx.app.deps.db.selectFrom('etiquettes').select('id').execute()).length).toBe(2);
   });
+
+  it('knows accented capitals: « École » twice, « ÉCOLE », a renaming to « école » are refused with 409, never a 500', async () => {
+    const ecole = await creer('École', 'bleu');
+    for (const nom of ['École', 'ÉCOLE', 'école']) {
+      const res = await call('POST', '/etiquettes', { cookie: admin.cookie }, { nom, couleur: 'vert' });
+      expect(res.statusCode, nom).toBe(409);
+      expect(res.json().error.code).toBe('DUPLICATE');
+    }
+    const urgent = (await call('GET', '/etiquettes', { cookie: manager.cookie })).json().data.find((e: { nom: string }) => e.nom === 'Urgent').id;
+    const renomme = await call('PUT', `/etiquettes/${urgent}`, { cookie: admin.cookie }, { nom: 'école', couleur: 'rouge' });
+    expect(renomme.statusCode).toBe(409);
+    // At once: one is made, the other refused.
+    const ensemble = await Promise.all([1, 2].map(() => call('POST', '/etiquettes', { cookie: admin.cookie }, { nom: 'Été', couleur: 'orange' })));
+    expect(ensemble.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const noms = (await ctx.app.deps.db.selectFrom('etiquettes').select('nom').execute()).map((r) => r.nom).sort();
+    expect(noms).toEqual(['Dossier DALO', 'Urgent', 'École', 'Été'].sort());
+    for (const id of [ecole, ensemble.find((r) => r.statusCode === 201)!.json().data.id as string]) {
+      expect((await call('DELETE', `/etiquettes/${id}`, { cookie: admin.cookie })).statusCode).toBe(204);
+    }
+  });
 });
 
 describe('labels on requests', () => {

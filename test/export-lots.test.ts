@@ -20,7 +20,7 @@ beforeAll(async () => {
   const { id } = await db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '016lot000001').executeTakeFirstOrThrow();
   await db.updateTable('housingRequests').set({ suiviePar: manager.uid }).where('id', '=', id).execute();
   const etiquette = randomUUID();
-  await db.insertInto('etiquettes').values({ id: etiquette, nom: 'Prioritaire', couleur: 'red', creeLe: '2025-05-12T08:00:00.000Z' }).execute();
+  await db.insertInto('etiquettes').values({ id: etiquette, nom: 'Prioritaire', nomCle: 'prioritaire', couleur: 'red', creeLe: '2025-05-12T08:00:00.000Z' }).execute();
   await db.insertInto('demandeEtiquettes').values({ housingRequestId: id, etiquetteId: etiquette, posePar: null, poseLe: '2025-05-12T08:00:00.000Z' }).execute();
   row = await db.selectFrom('housingRequests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 });

@@ -146,8 +146,8 @@ describe('the desk’s own columns (« Instruction »): validity, corrections, l
     await db
       .insertInto('etiquettes')
       .values([
-        { id: urgent, nom: 'Urgent', couleur: 'red', creeLe: le },
-        { id: formule, nom: '=SOMME(A1)', couleur: 'blue', creeLe: le },
+        { id: urgent, nom: 'Urgent', nomCle: 'urgent', couleur: 'red', creeLe: le },
+        { id: formule, nom: '=SOMME(A1)', nomCle: '=somme(a1)', couleur: 'blue', creeLe: le },
       ])
       .execute();
     await db

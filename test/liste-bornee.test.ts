@@ -30,7 +30,7 @@ async function etiqueter(db: Db, poses: Record<string, string[]>): Promise<void>
   const ids = [...new Set(Object.values(poses).flat())];
   await db
     .insertInto('etiquettes')
-    .values(ids.map((id) => ({ id, nom: `Étiquette ${id}`, couleur: 'blue', creeLe: '2026-11-01T00:00:00.000Z' })))
+    .values(ids.map((id) => ({ id, nom: `Étiquette ${id}`, nomCle: `étiquette ${id}`, couleur: 'blue', creeLe: '2026-11-01T00:00:00.000Z' })))
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
   for (const [numeroUnique, etiquettes] of Object.entries(poses)) {

@@ -102,7 +102,7 @@ describe('the list finds what every row would show, by index', () => {
     const all = rows();
     await insert(ctx.app.deps.db, all);
     // A label on one request in four.
-    await ctx.app.deps.db.insertInto('etiquettes').values({ id: ETIQUETTE, nom: 'Prioritaire', couleur: 'rouge', creeLe: new Date().toISOString() }).execute();
+    await ctx.app.deps.db.insertInto('etiquettes').values({ id: ETIQUETTE, nom: 'Prioritaire', nomCle: 'prioritaire', couleur: 'rouge', creeLe: new Date().toISOString() }).execute();
     const ids = await ctx.app.deps.db.selectFrom('housingRequests').select('id').orderBy('numeroUnique').execute();
     await ctx.app.deps.db
       .insertInto('demandeEtiquettes')
@@ -173,7 +173,7 @@ describe('the list finds what every row would show, by index', () => {
   it('counts a label alone without the erased requests that carry it, on both sides of the bound', async () => {
     const db = ctx.app.deps.db;
     const large = '00000000-0000-4000-8000-0000000000e2';
-    await db.insertInto('etiquettes').values({ id: large, nom: 'Large', couleur: 'vert', creeLe: new Date().toISOString() }).execute();
+    await db.insertInto('etiquettes').values({ id: large, nom: 'Large', nomCle: 'large', couleur: 'vert', creeLe: new Date().toISOString() }).execute();
     const ids = (await db.selectFrom('housingRequests').select('id').orderBy('numeroUnique').execute()).map((r) => r.id);
     const poser = (some: string[]) =>
       db

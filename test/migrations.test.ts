@@ -56,3 +56,33 @@ describe('status ranks', () => {
     );
   });
 });
+
+describe('labels’ names (migration 0033)', () => {
+  it('keys every label by its case-folded name, keeps two that already shared one, and refuses a third', async () => {
+    const database = await freshDatabaseUrl();
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-migrations-'));
+    const ldb = openDatabase({ databaseUrl: database.url, dataDir: dir }).db;
+    try {
+      expect((await migrator(ldb).migrateTo('0032_recherche_differee')).error).toBeUndefined();
+      // Both passed the check by lower(), which SQLite applies to ASCII only.
+      const avant = [
+        { id: 'e1', nom: 'École', couleur: 'bleu', creeLe: '2026-01-01T00:00:00.000Z' },
+        { id: 'e2', nom: 'école', couleur: 'vert', creeLe: '2026-02-01T00:00:00.000Z' },
+        { id: 'e3', nom: 'Urgent', couleur: 'rouge', creeLe: '2026-03-01T00:00:00.000Z' },
+      ];
+      await ldb.insertInto('etiquettes').values(avant as never).execute();
+      expect((await migrator(ldb).migrateToLatest()).error).toBeUndefined();
+      const rows = await ldb.selectFrom('etiquettes').select(['id', 'nom', 'nomCle']).orderBy('id').execute();
+      expect(rows).toEqual([
+        { id: 'e1', nom: 'École', nomCle: 'école' },
+        { id: 'e2', nom: 'école', nomCle: 'école#e2' },
+        { id: 'e3', nom: 'Urgent', nomCle: 'urgent' },
+      ]);
+      await expect(ldb.insertInto('etiquettes').values({ id: 'e4', nom: 'ÉCOLE', nomCle: 'école', couleur: 'bleu', creeLe: '2026-04-01T00:00:00.000Z' }).execute()).rejects.toThrow();
+    } finally {
+      await ldb.destroy();
+      await database.drop();
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

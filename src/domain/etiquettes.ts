@@ -33,6 +33,12 @@ export const nouvelleEtiquetteSchema = z.object({
 });
 export type NouvelleEtiquette = z.infer<typeof nouvelleEtiquetteSchema>;
 
+/**
+ * The form of a label's name that two names share when they differ only by case (« École », « ÉCOLE », « école »):
+ * unique among labels (migration 0033). Folded here, not by the database: SQLite's lower() knows only ASCII.
+ */
+export const cleEtiquette = (nom: string): string => nom.normalize('NFC').toLocaleLowerCase('fr');
+
 export const etiquetteSchema = z.object({ id: z.string(), nom: z.string(), couleur: z.enum(COULEUR_ETIQUETTE_VALUES) });
 export type Etiquette = z.infer<typeof etiquetteSchema>;
 

@@ -37,6 +37,7 @@ import * as m0029 from './migrations/0029_signalements_recherche_courte.js';
 import * as m0030 from './migrations/0030_signalements_fins_de_recherche.js';
 import * as m0031 from './migrations/0031_statut_effacee.js';
 import * as m0032 from './migrations/0032_recherche_differee.js';
+import * as m0033 from './migrations/0033_etiquettes_nom_cle.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -166,6 +167,7 @@ const migrations: Record<string, Migration> = {
   '0030_signalements_fins_de_recherche': m0030,
   '0031_statut_effacee': m0031,
   '0032_recherche_differee': m0032,
+  '0033_etiquettes_nom_cle': m0033,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -232,6 +232,8 @@ export interface MessageTable {
 export interface EtiquetteTable {
   id: string;
   nom: string;
+  /** cleEtiquette(nom), unique (migration 0033). */
+  nomCle: string;
   couleur: string;
   creeLe: string;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CouleurEtiquette, Etiquette } from '../../../domain/etiquettes.js';
+import { cleEtiquette, type CouleurEtiquette, type Etiquette } from '../../../domain/etiquettes.js';
 import type { Db, DbKind } from '../../db/index.js';
 
 /** The SQL of labels and of the labels requests carry (migration 0016). */
@@ -22,21 +22,21 @@ export class EtiquettesRepository {
     return Number((await trx.selectFrom('etiquettes').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n);
   }
 
-  /** Another label already named so (case ignored), if any. */
+  /** Another label already named so (case ignored, accented capitals too), if any. */
   async homonyme(nom: string, sauf: string | null, trx: Db): Promise<boolean> {
-    let query = trx.selectFrom('etiquettes').select('id').where((eb) => eb(eb.fn('lower', ['nom']), '=', nom.toLowerCase()));
+    let query = trx.selectFrom('etiquettes').select('id').where('nomCle', '=', cleEtiquette(nom));
     if (sauf) query = query.where('id', '!=', sauf);
     return (await query.executeTakeFirst()) !== undefined;
   }
 
   async creer(e: { nom: string; couleur: CouleurEtiquette; le: string }, trx: Db): Promise<Etiquette> {
     const id = randomUUID();
-    await trx.insertInto('etiquettes').values({ id, nom: e.nom, couleur: e.couleur, creeLe: e.le }).execute();
+    await trx.insertInto('etiquettes').values({ id, nom: e.nom, nomCle: cleEtiquette(e.nom), couleur: e.couleur, creeLe: e.le }).execute();
     return { id, nom: e.nom, couleur: e.couleur };
   }
 
   async modifier(id: string, e: { nom: string; couleur: CouleurEtiquette }, trx: Db): Promise<boolean> {
-    const result = await trx.updateTable('etiquettes').set({ nom: e.nom, couleur: e.couleur }).where('id', '=', id).executeTakeFirst();
+    const result = await trx.updateTable('etiquettes').set({ nom: e.nom, nomCle: cleEtiquette(e.nom), couleur: e.couleur }).where('id', '=', id).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 

@@ -1,11 +1,15 @@
 import { ETIQUETTES_MAX, ETIQUETTES_PAR_DEMANDE_MAX, type Etiquette, type NouvelleEtiquette } from '../../../domain/etiquettes.js';
-import type { Db } from '../../db/index.js';
+import { isUniqueViolation, type Db } from '../../db/index.js';
 import { ApiError } from '../../errors.js';
 import type { InstructionRepository } from '../instruction/repository.js';
 import type { EtiquettesRepository } from './repository.js';
 
 const introuvable = () => new ApiError(404, 'NOT_FOUND', 'Cette étiquette n’existe pas.');
 const homonyme = () => new ApiError(409, 'DUPLICATE', 'Une étiquette porte déjà ce nom.');
+/** Two admins naming two labels alike at once (PostgreSQL): both pass the check, the unique key refuses the later. */
+const siHomonyme = (error: unknown): never => {
+  throw isUniqueViolation(error) ? homonyme() : error;
+};
 
 /**
  * Labels (docs/produit.md « Étiquettes »): admins keep the set (at most ETIQUETTES_MAX, names unique whatever
@@ -23,7 +27,7 @@ export class EtiquettesService {
       }
       if (await repository.homonyme(e.nom, null, trx)) throw homonyme();
       return repository.creer({ ...e, le: this.deps.now().toISOString() }, trx);
-    });
+    }).catch(siHomonyme);
   }
 
   modifier(id: string, e: NouvelleEtiquette): Promise<Etiquette> {
@@ -32,7 +36,7 @@ export class EtiquettesService {
       if (await repository.homonyme(e.nom, id, trx)) throw homonyme();
       if (!(await repository.modifier(id, e, trx))) throw introuvable();
       return { id, ...e };
-    });
+    }).catch(siHomonyme);
   }
 
   async supprimer(id: string): Promise<void> {
