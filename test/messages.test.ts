@@ -44,9 +44,11 @@ describe('messages', () => {
     expect(mail).toContain('http://quartier.test/logement/017msg000001');
     expect(mail).not.toContain(key);
 
-    // The applicant reads it (by the private link): read; the manager's name is not shown to them.
+    // The applicant's page shows it (by the private link), then says so: read; the manager's name is not shown to them.
     const lus = (await call('GET', '/logement/017msg000001/messages', { 'x-access-key': key })).json().data;
     expect(lus).toEqual([{ id: expect.any(String), de: 'mairie', texte: 'Pouvez-vous passer a la mairie mardi ?', le: expect.any(String), lu: false, pieces: [] }]);
+    expect((await call('GET', '/logement/017msg000001/messages', { cookie: manager.cookie })).json().data[0].lu).toBe(false);
+    expect((await call('POST', '/logement/017msg000001/messages/lus', { 'x-access-key': key })).statusCode).toBe(204);
     const vuParLaMairie = (await call('GET', '/logement/017msg000001/messages', { cookie: manager.cookie })).json().data;
     expect(vuParLaMairie[0]).toMatchObject({ auteur: 'Camille Durand', lu: true });
 
@@ -59,13 +61,37 @@ describe('messages', () => {
     expect(avis.filter((m) => m.includes('017msg000001'))).toHaveLength(2);
     expect(avis.join('\n')).not.toContain('Avec mon fils');
 
-    // The manager opens the thread: read, the count goes to 0.
+    // The manager's page fetches the thread (which changes nothing: a GET), then says it was shown: the count goes to 0.
     const fil = (await call('GET', '/logement/017msg000001/messages', { cookie: manager.cookie })).json().data as { de: string; texte: string }[];
     expect(fil.map((m) => [m.de, m.texte])).toEqual([
       ['mairie', 'Pouvez-vous passer a la mairie mardi ?'],
       ['demandeur', 'Oui, à 10 h.'],
       ['demandeur', 'Avec mon fils.'],
     ]);
+    expect(await nonLus()).toBe(2);
+    expect((await call('POST', '/logement/017msg000001/messages/lus', { cookie: manager.cookie })).statusCode).toBe(204);
+    expect(await nonLus()).toBe(0);
+    const luLe = await ctx.app.deps.db.selectFrom('messages').select('luLe').where('de', '=', 'demandeur').execute();
+    expect(luLe.every((m) => m.luLe !== null)).toBe(true);
+    // Said to whoever does not see the request in full: 403, nothing changed.
+    expect((await call('POST', '/logement/017msg000001/messages/lus', { cookie: voisin.cookie })).statusCode).toBe(403);
+  });
+
+  it.runIf(process.env.DATABASE_URL !== undefined)('keeps in the count a message written while the manager marks the thread read (PostgreSQL)', async () => {
+    const db = ctx.app.deps.db;
+    const { id } = await db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '017msg000001').executeTakeFirstOrThrow();
+    expect((await call('POST', '/logement/017msg000001/messages', { 'x-access-key': key }, { texte: 'Premier.' })).statusCode).toBe(201);
+    let marque: Promise<{ statusCode: number }> | undefined;
+    // The applicant's second message is written but not committed when the manager's page marks the thread read.
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('messages').values({ id: crypto.randomUUID(), housingRequestId: id, de: 'demandeur', auteurUserId: null, texte: 'Second.', le: new Date().toISOString(), luLe: null }).execute();
+      await trx.updateTable('housingRequests').set((eb) => ({ messagesNonLus: eb('messagesNonLus', '+', 1) })).where('id', '=', id).execute();
+      marque = call('POST', '/logement/017msg000001/messages/lus', { cookie: manager.cookie });
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    expect((await marque!).statusCode).toBe(204);
+    expect(await nonLus()).toBe(1);
+    expect((await call('POST', '/logement/017msg000001/messages/lus', { cookie: manager.cookie })).statusCode).toBe(204);
     expect(await nonLus()).toBe(0);
   });
 

@@ -47,10 +47,21 @@ export class MessagesRepository {
     return row;
   }
 
-  /** The messages written by `de` are read by the other side now; answers whether any was unread. */
+  /**
+   * The messages written by `de` are read by the other side now; answers whether any was unread. The list's count
+   * goes down by as many as were marked, not to 0: on PostgreSQL, a message written meanwhile (not yet committed, so
+   * not marked here) has raised it, and the update waits for that row and counts from its new value.
+   */
   async marquerLus(housingRequestId: string, de: Cote, le: string, trx: Db): Promise<boolean> {
     const result = await trx.updateTable('messages').set({ luLe: le }).where('housingRequestId', '=', housingRequestId).where('de', '=', de).where('luLe', 'is', null).executeTakeFirst();
-    if (de === 'demandeur') await trx.updateTable('housingRequests').set({ messagesNonLus: 0 }).where('id', '=', housingRequestId).where('messagesNonLus', '>', 0).execute();
-    return Number(result.numUpdatedRows) > 0;
+    const marques = Number(result.numUpdatedRows);
+    if (de === 'demandeur' && marques > 0) {
+      await trx
+        .updateTable('housingRequests')
+        .set({ messagesNonLus: sql<number>`case when messages_non_lus > ${marques} then messages_non_lus - ${marques} else 0 end` })
+        .where('id', '=', housingRequestId)
+        .execute();
+    }
+    return marques > 0;
   }
 }

@@ -34,7 +34,19 @@ export function routesMessages(deps: { demandes: DemandesRepository; service: Me
       { schema: { params: numeroUniqueParamsSchema, response: reponses(200, z.object({ data: z.array(messageSchema) })) } },
       async (request) => {
         const { row, cote } = await acces(request, request.params.numeroUnique);
-        return { data: await service.lire(row, cote, request.log) };
+        return { data: await service.lire(row, cote) };
+      },
+    );
+
+    // The page showed the thread: the other side's messages are read. A POST, so that a link followed from another
+    // site (a GET) cannot clear a manager's unread count.
+    app.post(
+      '/logement/:numeroUnique/messages/lus',
+      { schema: { params: numeroUniqueParamsSchema, response: reponses(204, z.null()) } },
+      async (request, reply) => {
+        const { row, cote } = await acces(request, request.params.numeroUnique);
+        await service.marquerLus(row, cote, request.log);
+        return reply.code(204).send(null);
       },
     );
 

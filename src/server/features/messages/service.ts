@@ -17,8 +17,8 @@ const autre = (cote: Cote): Cote => (cote === 'mairie' ? 'demandeur' : 'mairie')
 /**
  * A request's thread (docs/produit.md « Messages »): writing one is a transaction with its e-mail (outbox) —
  * to the applicant for the town hall's; for the applicant's, to the manager who follows the request, or when
- * nobody does to the manager who last wrote in the thread or asked for corrections (else to nobody); reading
- * the thread marks the other side's messages read. Managers see who wrote; the applicant sees « la mairie annexe ».
+ * nobody does to the manager who last wrote in the thread or asked for corrections (else to nobody); the page
+ * that showed the thread marks the other side's messages read (a POST: a GET changes nothing). Managers see who wrote; the applicant sees « la mairie annexe ».
  */
 export class MessagesService {
   constructor(
@@ -33,17 +33,23 @@ export class MessagesService {
     },
   ) {}
 
-  async lire(demande: DemandeRow, lecteur: Cote, log: FastifyBaseLogger): Promise<Message[]> {
+  /** The thread as `lecteur` sees it; reading changes nothing (the page says it has shown it: `marquerLus`). */
+  async lire(demande: DemandeRow, lecteur: Cote): Promise<Message[]> {
     const { repository } = this.deps;
-    const le = this.deps.now().toISOString();
-    const { messages, pieces, nouveaux } = await repository.transaction(async (trx) => ({
+    const { messages, pieces } = await repository.transaction(async (trx) => ({
       messages: await repository.liste(demande.id, trx),
       pieces: await repository.pieces(demande.id, trx),
-      nouveaux: await repository.marquerLus(demande.id, autre(lecteur), le, trx),
     }));
+    return messages.map((m) => vue(m, lecteur, demande.numeroUnique, pieces.filter((p) => p.messageId === m.id)));
+  }
+
+  /** `lecteur` has seen the thread: the other side's messages are read now (their « lu »; the list's unread count). */
+  async marquerLus(demande: DemandeRow, lecteur: Cote, log: FastifyBaseLogger): Promise<void> {
+    const { repository } = this.deps;
+    const le = this.deps.now().toISOString();
+    const nouveaux = await repository.transaction((trx) => repository.marquerLus(demande.id, autre(lecteur), le, trx));
     // The list's unread count changed: the managers' lists hear it.
     if (nouveaux && lecteur === 'mairie') await this.publier(demande, le, log);
-    return messages.map((m) => vue(m, lecteur, demande.numeroUnique, pieces.filter((p) => p.messageId === m.id)));
   }
 
   /**

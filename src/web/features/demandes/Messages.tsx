@@ -1,10 +1,10 @@
 import { Alert, Button, Card, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { IconPaperclip } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
 import { MESSAGE_MAX, PIECES_PAR_MESSAGE_MAX, type Message } from '../../../domain/messages.js';
 import { errorMessage } from '../../lib/api.js';
-import { useEnvoiMessage, useMessages } from './apiMessages.js';
+import { useEnvoiMessage, useMarquerLus, useMessages } from './apiMessages.js';
 import { formatTaille } from '../../../domain/documents.js';
 import { DocumentPreview } from './Documents.js';
 import { FormulaireTexte } from './FormulaireTexte.js';
@@ -16,6 +16,12 @@ import { FormulaireTexte } from './FormulaireTexte.js';
 export function Messages({ numero, cote }: { numero: string; cote: 'mairie' | 'demandeur' }) {
   const { data, error, isPending } = useMessages(numero);
   const envoi = useEnvoiMessage(numero);
+  const { mutate: marquerLus } = useMarquerLus(numero);
+  // Shown: the other side's unread messages become read (once per new one; a failure waits for the next fetch).
+  const dernierNonLu = data?.findLast((m) => m.de !== cote && !m.lu)?.id;
+  useEffect(() => {
+    if (dernierNonLu) marquerLus();
+  }, [dernierNonLu, marquerLus]);
   const [apercu, setApercu] = useState<Message['pieces'][number] | null>(null);
   const qui = (m: Message) => (m.de === cote ? (cote === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Vous') : m.de === 'mairie' ? (m.auteur ?? 'La mairie annexe') : 'Le demandeur');
   return (

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Message } from '../../../domain/messages.js';
-import { apiFetch } from '../../lib/api.js';
+import { apiFetch, apiUrl, fetchOk } from '../../lib/api.js';
 import { cles } from '../../lib/queryKeys.js';
 import { keyHeaders } from './api.js';
 
@@ -12,6 +12,18 @@ export function useMessages(numeroUnique: string) {
   return useQuery({
     queryKey: cles.messages(numeroUnique),
     queryFn: async () => (await apiFetch<{ data: Message[] }>(chemin(numeroUnique), { headers: keyHeaders(numeroUnique) })).data,
+  });
+}
+
+/**
+ * The thread was shown: the other side's messages become read (their « lu », the managers' unread count). The thread
+ * is not fetched again: what it shows does not change for the reader.
+ */
+export function useMarquerLus(numeroUnique: string) {
+  return useMutation({
+    mutationFn: async () => {
+      await fetchOk(apiUrl(`${chemin(numeroUnique)}/lus`), { method: 'POST', headers: keyHeaders(numeroUnique) });
+    },
   });
 }
 
