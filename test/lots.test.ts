@@ -243,6 +243,17 @@ describe('bulk actions', () => {
     expect(await lot(manager.cookie, body)).toMatchObject({ total: 1, fini: true });
   });
 
+  it('started twice at once (two tabs, a double click), run once: the other is refused with 409', async () => {
+    const avant = (await ctx.app.deps.db.selectFrom('lots').select('id').where('proprietaire', '=', autre.uid).execute()).length;
+    const body = { selection: { mode: 'numeros', numeros: ['015lot000001', '015lot000002'] }, action: { type: 'suivre' } };
+    const reponses = await Promise.all([1, 2, 3].map(() => call('POST', '/lots', { cookie: autre.cookie }, body)));
+    expect(reponses.map((r) => r.statusCode).sort()).toEqual([202, 409, 409]);
+    expect(reponses.find((r) => r.statusCode === 409)!.json().error.code).toBe('LOT_EN_COURS');
+    expect(await ctx.app.deps.db.selectFrom('lots').select('id').where('proprietaire', '=', autre.uid).execute()).toHaveLength(avant + 1);
+    const id = reponses.find((r) => r.statusCode === 202)!.json().data.id as string;
+    for (let i = 0; i < 200 && !(await call('GET', `/lots/${id}`, { cookie: autre.cookie })).json().data.fini; i++) await new Promise((r) => setTimeout(r, 20));
+  });
+
   it('refuse a filter matching more than 1,000 requests (413), a bad body (400), in French', async () => {
     const rows = Array.from({ length: 1001 }, (_, i) => `015big${String(i).padStart(6, '0')}`);
     const tooMany = await call('POST', '/lots', { cookie: manager.cookie }, { selection: { mode: 'numeros', numeros: rows }, action: { type: 'suivre' } });

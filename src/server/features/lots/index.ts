@@ -17,7 +17,7 @@ export default async function lots(app: FastifyInstance): Promise<void> {
   const etiquettes = new EtiquettesRepository(db, dbKind);
   const service = new LotsService({
     repository,
-    lots: new LotsRepository(db),
+    lots: new LotsRepository(db, dbKind),
     demandes: new DemandesService({ repository, mailer, bus, config, now }),
     instruction: new InstructionService({ repository: new InstructionRepository(db), now, envoi: { mailer, publicUrl: config.publicUrl }, bus, log: app.log }),
     etiquettes: { service: new EtiquettesService({ repository: etiquettes, journal: new InstructionRepository(db), now }), repository: etiquettes },

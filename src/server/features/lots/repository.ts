@@ -1,5 +1,5 @@
 import type { EtatLot } from '../../../domain/lots.js';
-import type { Db } from '../../db/index.js';
+import type { Db, DbKind } from '../../db/index.js';
 import type { LotTable } from '../../db/schema.js';
 
 /** What one request of a bulk action did: changed, already so, left as it was (10 labels already), failed. */
@@ -12,13 +12,27 @@ export type Issue = 'faits' | 'inchanges' | 'completes' | 'echecs';
  * interrupted. Times are ISO strings of the real clock (as the outbox's claims).
  */
 export class LotsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
 
-  async creer(etat: EtatLot, proprietaire: string, bailJusqua: string, now: string): Promise<void> {
-    await this.db
-      .insertInto('lots')
-      .values({ id: etat.id, proprietaire, total: etat.total, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: 0, interrompu: 0, bailJusqua, creeLe: now })
-      .execute();
+  /**
+   * Records the action unless this manager already has one under way (its lease not passed): answers whether it
+   * did. The check and the insert are one transaction; on PostgreSQL the manager's account row is locked first, so
+   * that two starts at once (two tabs, a double click) run one after the other and the second sees the first.
+   * SQLite writes one transaction at a time already.
+   */
+  async creerSiLibre(etat: EtatLot, proprietaire: string, bailJusqua: string, now: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.kind === 'postgres') await trx.selectFrom('user').select('id').where('id', '=', proprietaire).forUpdate().execute();
+      if (await this.enCours(proprietaire, now, trx)) return false;
+      await trx
+        .insertInto('lots')
+        .values({ id: etat.id, proprietaire, total: etat.total, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: 0, interrompu: 0, bailJusqua, creeLe: now })
+        .execute();
+      return true;
+    });
   }
 
   /** One request done: its count, and the lease moved forward. */
@@ -44,8 +58,8 @@ export class LotsRepository {
   }
 
   /** Whether this manager has an action running now (not finished, its lease not passed), on any instance. */
-  async enCours(proprietaire: string, now: string): Promise<boolean> {
-    const row = await this.db
+  async enCours(proprietaire: string, now: string, trx: Db = this.db): Promise<boolean> {
+    const row = await trx
       .selectFrom('lots')
       .select('id')
       .where('proprietaire', '=', proprietaire)

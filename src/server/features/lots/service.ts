@@ -19,6 +19,8 @@ export const BAIL_LOT_MS = 2 * 60_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+const lotEnCours = () => new ApiError(409, 'LOT_EN_COURS', 'Un traitement par lot est déjà en cours : attendez qu’il se termine.');
+
 /**
  * Bulk actions (docs/produit.md « Travail par lot »): the requests are chosen at once (the filter read then,
  * at most LOT_MAX), then changed one by one, each change its own transaction with its history line and its
@@ -46,9 +48,8 @@ export class LotsService {
 
   async lancer(managerId: string, lot: LotDemande, log: FastifyBaseLogger): Promise<EtatLot> {
     const debut = Date.now();
-    if (await this.deps.lots.enCours(managerId, iso(debut))) {
-      throw new ApiError(409, 'LOT_EN_COURS', 'Un traitement par lot est déjà en cours : attendez qu’il se termine.');
-    }
+    // Checked before the selection is read (it may take a while), and again as the action is recorded.
+    if (await this.deps.lots.enCours(managerId, iso(debut))) throw lotEnCours();
     if (lot.action.type === 'etiquette' && !(await this.deps.etiquettes.repository.liste()).some((e) => e.id === (lot.action as { id: string }).id)) {
       throw new ApiError(404, 'NOT_FOUND', 'Cette étiquette n’existe pas.');
     }
@@ -60,7 +61,7 @@ export class LotsService {
     const numeros = lot.selection.mode === 'numeros' ? [...new Set(lot.selection.numeros)] : await this.selection(lot.selection.requete, managerId);
     const etat: EtatLot = { id: randomUUID(), total: numeros.length, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: false };
     await this.deps.lots.oublier(iso(debut - GARDE_MS), iso(debut));
-    await this.deps.lots.creer(etat, managerId, iso(Date.now() + BAIL_LOT_MS), iso(debut));
+    if (!(await this.deps.lots.creerSiLibre(etat, managerId, iso(Date.now() + BAIL_LOT_MS), iso(debut)))) throw lotEnCours();
     const mailDeLot = lot.action.type === 'confier' ? new MailDeLot(etat.id, BAIL_LOT_MS) : null;
     const execution = this.executer(etat.id, numeros, managerId, lot.action, log, mailDeLot);
     this.executions.add(execution);
