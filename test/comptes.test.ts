@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT } from '../src/server/auth/motsDePasse.js';
 import { cookieOf, createTestApp, lienRecu, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
@@ -494,6 +495,64 @@ describe('profile picture', () => {
     expect(bad.statusCode).toBe(415);
     const anonymous = await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: form.headers, payload: form.payload });
     expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('refuses a picture that claims more than 64 megapixels before decoding it (a small file may claim a huge image)', async () => {
+    const { cookie } = await signUp();
+    // A real PNG of 12,000 × 12,000 black-and-white pixels (144 megapixels) in 18 KB.
+    const cote = 12_000;
+    const ligne = 1 + cote / 8;
+    const crc = (octets: Buffer) => {
+      let c = ~0;
+      for (const o of octets) {
+        c ^= o;
+        for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+      }
+      return ~c >>> 0;
+    };
+    const bloc = (type: string, data: Buffer) => {
+      const corps = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+      const taille = Buffer.alloc(4);
+      taille.writeUInt32BE(data.length);
+      const somme = Buffer.alloc(4);
+      somme.writeUInt32BE(crc(corps));
+      return Buffer.concat([taille, corps, somme]);
+    };
+    const entete = Buffer.alloc(13);
+    entete.writeUInt32BE(cote, 0);
+    entete.writeUInt32BE(cote, 4);
+    entete.set([1, 0, 0, 0, 0], 8);
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      bloc('IHDR', entete),
+      bloc('IDAT', zlib.deflateSync(Buffer.alloc(ligne * cote))),
+      bloc('IEND', Buffer.alloc(0)),
+    ]);
+    const form = await multipart([{ field: 'pic', name: 'immense.png', content: png }]);
+    const res = await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...form.headers, cookie }, payload: form.payload });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error).toMatchObject({ code: 'UNREADABLE_IMAGE', message: expect.stringMatching(/image trop grande/u) });
+  });
+
+  it('limits pictures as documents are: past the limit, 429 in French and nothing stored', async () => {
+    const limitee = await createTestApp({}, { rateLimits: { upload: { max: 1, timeWindow: '1 minute' } } });
+    try {
+      const inscrit = await limitee.app.inject({ method: 'POST', url: '/app/api/user/inscription', payload: inscription() });
+      const cookie = cookieOf(inscrit);
+      const { default: sharp } = await import('sharp');
+      const photo = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#33cc66' } }).jpeg().toBuffer();
+      const envoi = async () => {
+        const form = await multipart([{ field: 'pic', name: 'moi.jpg', content: photo }]);
+        return limitee.app.inject({ method: 'POST', url: '/app/api/user/me/pic', headers: { ...form.headers, cookie }, payload: form.payload });
+      };
+      expect((await envoi()).statusCode).toBe(201);
+      const trop = await envoi();
+      expect(trop.statusCode).toBe(429);
+      expect(trop.json().error.message).toMatch(/Trop de/u);
+      expect(fs.readdirSync(path.join(limitee.dataDir, 'uploads', 'avatars', inscrit.json().data.uid))).toHaveLength(1);
+    } finally {
+      await limitee.close();
+    }
   });
 
   it('sends users without a picture to the stored default', async () => {

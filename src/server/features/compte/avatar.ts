@@ -7,6 +7,7 @@ import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
 import { AVATARS_PREFIX } from '../../storage/index.js';
+import { PIXELS_MAX } from '../signalements/photos.js';
 import type { CompteRepository } from './repository.js';
 import type { CompteService } from './service.js';
 import { ACCOUNT_ID, DEFAULT_PIC, isPictureVersion, pictureVersion, picUrl } from './vues.js';
@@ -31,9 +32,10 @@ function pictureHeaders(reply: FastifyReply): FastifyReply {
 export function avatarRoutes(repository: CompteRepository) {
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
-    const { storage } = app.deps;
+    const { storage, rateLimits } = app.deps;
 
-    app.post('/user/me/pic', { schema: { response: reponses(201, z.object({ data: z.object({ pic: z.string() }) })) } }, async (request, reply) => {
+    // Limited as documents are: each picture costs a decoding and an encoding.
+    app.post('/user/me/pic', { config: { rateLimit: rateLimits.upload }, schema: { response: reponses(201, z.object({ data: z.object({ pic: z.string() }) })) } }, async (request, reply) => {
       const me = (await compteDe(request))!;
       if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'La photo doit être envoyée en multipart/form-data.');
       const part = await request.file({ limits: { fileSize: PHOTO_MAX_OCTETS, files: 1 } });
@@ -56,9 +58,9 @@ export function avatarRoutes(repository: CompteRepository) {
       const { default: sharp } = await import('sharp');
       let output: Buffer;
       try {
-        output = await sharp(input).rotate().resize(AVATAR_SIZE, AVATAR_SIZE, { fit: 'cover' }).webp({ quality: 80 }).toBuffer();
+        output = await sharp(input, { limitInputPixels: PIXELS_MAX }).rotate().resize(AVATAR_SIZE, AVATAR_SIZE, { fit: 'cover' }).webp({ quality: 80 }).toBuffer();
       } catch {
-        throw new ApiError(415, 'UNREADABLE_IMAGE', "Cette image n’a pas pu être lue. Essayez une autre photo.");
+        throw new ApiError(415, 'UNREADABLE_IMAGE', 'Cette image n’a pas pu être lue (fichier abîmé ou image trop grande). Essayez une autre photo.');
       }
       const version = randomUUID();
       const temp = storage.createTemp();

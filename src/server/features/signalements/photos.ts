@@ -11,8 +11,11 @@ export interface PhotoPreparee {
   hauteur: number;
 }
 
-/** Decoding stops past this many pixels (a 64-megapixel picture): a small file may claim a huge image. */
-const PIXELS_MAX = 64_000_000;
+/**
+ * Decoding stops past this many pixels (a 64-megapixel picture): a small file may claim a huge image. The profile
+ * pictures' limit too (features/compte/avatar.ts).
+ */
+export const PIXELS_MAX = 64_000_000;
 const QUALITE_JPEG = 82;
 
 const estTypePhoto = (type: string | undefined | null): type is (typeof PHOTO_TYPES)[number] => (PHOTO_TYPES as readonly string[]).includes(type ?? '');
