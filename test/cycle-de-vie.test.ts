@@ -162,6 +162,24 @@ describe('striking off and reactivation', () => {
     const notStruck = await ctx.app.inject({ method: 'POST', url: `/app/api/logement/${d.numeroUnique}/reactiver`, headers: d.headers });
     expect(notStruck.json().error.code).toBe('NON_REACTIVABLE');
   });
+
+  it('shows managers the reactivation in the journal as the applicant’s, by the private key or as the owner', async () => {
+    a('2028-01-10T08:00:00.000Z');
+    const habitant = await createAccount(ctx, 'habitant', { prenom: 'Hélène', nom: 'Martin' });
+    const parCle = await create();
+    const parCompte = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', headers: { cookie: habitant.cookie }, payload: demande({ email: 'cycle-compte@example.org' }) });
+    expect(parCompte.statusCode).toBe(201);
+    const numeroCompte = parCompte.json().data.numeroUnique as string;
+    a('2029-02-11T08:00:00.000Z');
+    await job();
+    a('2029-03-01T08:00:00.000Z');
+    expect((await ctx.app.inject({ method: 'POST', url: `/app/api/logement/${parCle.numeroUnique}/reactiver`, headers: parCle.headers })).statusCode).toBe(200);
+    expect((await ctx.app.inject({ method: 'POST', url: `/app/api/logement/${numeroCompte}/reactiver`, headers: { cookie: habitant.cookie } })).statusCode).toBe(200);
+    for (const numero of [parCle.numeroUnique, numeroCompte]) {
+      const journal = (await ctx.app.inject({ url: `/app/api/logement/${numero}/journal`, headers: { cookie: manager.cookie } })).json().data as { action: string; par: string; detail?: string }[];
+      expect(journal.map((e) => [e.action, e.par, e.detail])).toEqual([['reactivee', 'Le demandeur', 'En attente des documents']]);
+    }
+  });
 });
 
 describe('retention', () => {

@@ -69,6 +69,8 @@ export const ACTIONS_JOURNAL = {
   'correction-close': 'a clôturé la demande de correction',
   etiquettes: 'a changé les étiquettes',
   'demande-modifiee': 'a modifié la demande',
+  /** Its detail: the status it went back to. */
+  reactivee: 'a réactivé la demande',
 } as const;
 export type ActionJournal = keyof typeof ACTIONS_JOURNAL;
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isGestionnaire } from '../../../domain/compte.js';
 import type { ActionJournal, EntreeJournal, ExportJournalise, Gestionnaire, Note } from '../../../domain/instruction.js';
 import { ACTIONS_JOURNAL, DERNIERS_EXPORTS_MAX, lireDetailExport } from '../../../domain/instruction.js';
+import { STATUT_RADIEE } from '../../../domain/statut.js';
 import { aLaPremiereUtilisation } from '../../../domain/paresseux.js';
 import type { Db } from '../../db/index.js';
 
@@ -145,12 +146,26 @@ export class InstructionRepository {
       .select(['journalGestion.action', 'journalGestion.detail', 'journalGestion.le', 'journalGestion.acteurUserId', 'user.prenom', 'user.nom'])
       .where('journalGestion.housingRequestId', '=', housingRequestId)
       .execute();
+    // Status changes made by someone (not the registration nor the yearly job's striking off), and reactivations.
     const statuts = await this.db
       .selectFrom('statusEvents')
-      .innerJoin('user', 'user.id', 'statusEvents.actorUserId')
+      .innerJoin('housingRequests', 'housingRequests.id', 'statusEvents.housingRequestId')
+      .leftJoin('user', 'user.id', 'statusEvents.actorUserId')
       .leftJoin('user as annuleur', 'annuleur.id', 'statusEvents.undoneBy')
-      .select(['statusEvents.toStatus', 'statusEvents.at', 'statusEvents.undoneAt', 'user.prenom', 'user.nom', 'annuleur.prenom as aPrenom', 'annuleur.nom as aNom'])
+      .select([
+        'statusEvents.fromStatus',
+        'statusEvents.toStatus',
+        'statusEvents.actorUserId',
+        'statusEvents.at',
+        'statusEvents.undoneAt',
+        'housingRequests.ownerUserId',
+        'user.prenom',
+        'user.nom',
+        'annuleur.prenom as aPrenom',
+        'annuleur.nom as aNom',
+      ])
       .where('statusEvents.housingRequestId', '=', housingRequestId)
+      .where((eb) => eb.or([eb('statusEvents.actorUserId', 'is not', null), eb('statusEvents.fromStatus', '=', STATUT_RADIEE)]))
       .execute();
     // Requests for corrections: asked and closed by a manager, answered by the applicant (no name: a key holder).
     const corrections = await this.db
@@ -195,11 +210,17 @@ export class InstructionRepository {
           ...(detail ? { detail } : {}),
         };
       }),
-      ...statuts.flatMap((s) => [
-        // « a changé le statut : Attribué, puis annulé », then who undid it and when.
-        { ...entree('statut', nomDe(s), s.at), detail: s.undoneAt ? `${s.toStatus}, puis annulé` : s.toStatus },
-        ...(s.undoneAt ? [{ ...entree('statut-annule', nomDe({ prenom: s.aPrenom, nom: s.aNom }), s.undoneAt), detail: s.toStatus }] : []),
-      ]),
+      ...statuts.flatMap((s) => {
+        // The applicant reactivated their struck-off request (by the private key: no account; or as its owner).
+        if (s.fromStatus === STATUT_RADIEE && (s.actorUserId === null || s.actorUserId === s.ownerUserId)) {
+          return [{ ...entree('reactivee', 'Le demandeur', s.at), detail: s.toStatus }];
+        }
+        return [
+          // « a changé le statut : Attribué, puis annulé », then who undid it and when.
+          { ...entree('statut', nomDe(s), s.at), detail: s.undoneAt ? `${s.toStatus}, puis annulé` : s.toStatus },
+          ...(s.undoneAt ? [{ ...entree('statut-annule', nomDe({ prenom: s.aPrenom, nom: s.aNom }), s.undoneAt), detail: s.toStatus }] : []),
+        ];
+      }),
     ];
     return entrees.sort((a, b) => (a.le < b.le ? -1 : a.le > b.le ? 1 : 0));
   }
