@@ -87,6 +87,13 @@ export async function demandeEnAccesComplet(repository: DemandesRepository, requ
   return row;
 }
 
+/** The same with the status lookup's few columns (statutOu404), for a route that needs no more (an upload). */
+export async function statutEnAccesComplet(repository: DemandesRepository, request: FastifyRequest, numeroUnique: string): Promise<DemandeStatutRow> {
+  const row = await statutOu404(repository, numeroUnique);
+  if (!(await hasFullAccess(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
+  return row;
+}
+
 /** The request of this numéro for its requester (estDemandeur), else 404 or 403 in French. */
 export async function demandePourLeDemandeur(repository: DemandesRepository, request: FastifyRequest, numeroUnique: string): Promise<DemandeRow> {
   const row = await demandeOu404(repository, numeroUnique);

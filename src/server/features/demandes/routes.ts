@@ -19,7 +19,7 @@ import { ApiError } from '../../errors.js';
 import { ajouterFichier } from '../../storage/zip.js';
 import { fichier, reponses, USER_FILE_HEADERS, zipStream } from '../../http.js';
 import type { InstructionRepository } from '../instruction/repository.js';
-import { ACCESS_KEY_HEADER, demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutOu404 } from './access.js';
+import { ACCESS_KEY_HEADER, demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutEnAccesComplet, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { nomsDansLeZip, receiveDocuments } from './upload.js';
@@ -112,8 +112,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       },
       async (request, reply) => {
         // The few columns that decide access (the lookup's read), not the request's whole row.
-        const row = await statutOu404(repository, request.params.numeroUnique);
-        if (!(await hasFullAccess(request, row))) throw new ApiError(403, 'FORBIDDEN', MESSAGES.accesComplet);
+        const row = await statutEnAccesComplet(repository, request, request.params.numeroUnique);
         if (!request.isMultipart()) {
           throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.');
         }
