@@ -33,24 +33,29 @@ const renvoi = (payload: Record<string, unknown>, cookie?: string) =>
   ctx.app.inject({ method: 'POST', url: '/app/api/auth/send-verification-email', headers: { origin: ORIGIN, ...(cookie ? { cookie } : {}) }, payload });
 
 describe('the link mailed at sign-up', () => {
-  it('lands on « adresse confirmée », signed in, in another browser too', async () => {
-    const { email } = await inscrire(ctx);
+  it('lands on « adresse confirmée » and signs nobody in: a browser signed in to another account keeps it (no login CSRF)', async () => {
+    const { email, cookie } = await inscrire(ctx);
     const link = await lien(email);
     expect(link.searchParams.get('callbackURL')).toBe(RETOUR_CONFIRMATION_ADRESSE);
     expect(RETOUR_CONFIRMATION_ADRESSE).toBe('/connexion?confirmation=adresse');
 
-    const opened = await ouvrir(link.pathname + link.search);
+    // Opened in a browser signed in to someone else (a link another site gave): confirmed, and that session stays theirs.
+    const autre = await inscrire(ctx);
+    const opened = await ouvrir(link.pathname + link.search, autre.cookie);
     expect(opened.statusCode).toBe(302);
     expect(opened.headers.location).toBe('/connexion?confirmation=adresse');
     expect(await confirmee(email)).toBe(true);
-    // autoSignInAfterVerification: the browser that opened it is signed in to that account.
-    const me = await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie: cookieOf(opened) } });
-    expect(me.statusCode).toBe(200);
+    expect(cookieOf(opened)).toBe('');
+    const lui = await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie: autre.cookie } });
+    expect(lui.json().data.email).toBe(autre.email);
+    // The browser that signed up sees its address confirmed.
+    const me = await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie } });
     expect(me.json().data).toMatchObject({ email, emailVerified: true });
 
-    // Opened again: the address stays confirmed, and the page says so (no error).
+    // Opened again, signed out: the address stays confirmed, the page says so (no error), and no session is made.
     const again = await ouvrir(link.pathname + link.search);
     expect([again.statusCode, again.headers.location]).toEqual([302, '/connexion?confirmation=adresse']);
+    expect(cookieOf(again)).toBe('');
   });
 
   it('lands there with error=TOKEN_EXPIRED once expired, INVALID_TOKEN when cut or made up, the address left unconfirmed', async () => {

@@ -43,7 +43,7 @@ describe('/auth/update-user and /auth/update-session', () => {
 });
 
 describe('/auth/change-email', () => {
-  it('changes nothing until the link sent to the new address is opened; an unverified account stays unverified', async () => {
+  it('changes nothing until the link sent to the new address is opened, which confirms it (even for an unconfirmed account)', async () => {
     const { email, cookie } = await inscrire(ctx);
     const newEmail = `autre.${email}`;
     const res = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/change-email', headers: { cookie }, payload: { newEmail, callbackURL: '/profile' } });
@@ -66,6 +66,22 @@ describe('/auth/change-email', () => {
     expect([refus.statusCode, refus.headers.location]).toEqual([302, '/connexion?confirmation=changement&error=INVALID_TOKEN']);
     await ctx.app.inject({ method: 'GET', url: link.pathname + link.search, headers: { cookie } });
     const after = await ctx.app.deps.db.selectFrom('user').select(['email', 'emailVerified']).where('id', '=', row.id).executeTakeFirstOrThrow();
-    expect([after.email, Boolean(after.emailVerified)]).toEqual([newEmail, false]);
+    expect([after.email, Boolean(after.emailVerified)]).toEqual([newEmail, true]);
+    const me = await ctx.app.inject({ method: 'GET', url: '/app/api/user/me', headers: { cookie } });
+    expect(me.json().data).toMatchObject({ email: newEmail, emailVerified: true });
+  });
+
+  it('sends at most three links to one new address, then answers 429 in French (no mail flood on someone else’s address)', async () => {
+    const { cookie } = await inscrire(ctx);
+    const cible = `cible.${Date.now()}@example.org`;
+    const statuts = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/app/api/auth/change-email', headers: { cookie }, payload: { newEmail: cible, callbackURL: '/profile' } });
+      statuts.push(res.statusCode);
+      if (res.statusCode === 429) expect(res.json().error.message).toMatch(/^Trop de demandes de lien pour cette adresse/u);
+    }
+    expect(statuts).toEqual([200, 200, 200, 429]);
+    const envois = await ctx.app.deps.db.selectFrom('mailOutbox').select('id').where('recipient', '=', cible).execute();
+    expect(envois).toHaveLength(3);
   });
 });

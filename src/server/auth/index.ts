@@ -73,6 +73,8 @@ const THROTTLED_PATHS: Record<string, ThrottleScope> = {
   '/sign-in/email': 'sign-in',
   '/request-password-reset': 'reset',
   '/send-verification-email': 'verification',
+  // Counted on the new address, which the link goes to.
+  '/change-email': 'verification',
 };
 
 /**
@@ -227,7 +229,10 @@ export function createAuth(deps: AuthDeps) {
     },
     emailVerification: {
       sendOnSignUp: true,
-      autoSignInAfterVerification: true,
+      // The link confirms the address and signs nobody in: opened from a link another site gave (a plain GET), it would
+      // sign the visitor in to the link's account, theirs replaced (login CSRF). The browser that signed up has its
+      // session already; another one signs in after the page « Votre adresse e-mail est confirmée ».
+      autoSignInAfterVerification: false,
       expiresIn: 24 * 3600,
       sendVerificationEmail: async ({ user, url }) => {
         await mailer.enqueue(mailConfirmationAdresse({ email: user.email, prenom: prenomDe(user) }, url));
@@ -281,6 +286,7 @@ export function createAuth(deps: AuthDeps) {
             '/request-password-reset': deps.rateLimit.signIn,
             '/change-password': deps.rateLimit.signIn,
             '/send-verification-email': deps.rateLimit.signIn,
+            '/change-email': deps.rateLimit.signIn,
           },
         }
       : { enabled: false },
@@ -309,6 +315,11 @@ export function createAuth(deps: AuthDeps) {
     },
     databaseHooks: {
       user: {
+        // The address changes only when the link mailed to the new one is opened (changeEmail above): that proves it,
+        // so it is confirmed, even where the former one was not (better-auth keeps the former state).
+        update: {
+          before: async (data) => (typeof data.email === 'string' ? { data: { ...data, emailVerified: true } } : undefined),
+        },
         create: {
           after: async (user) => {
             // Only Google sign-ups carry OAuth state; e-mail sign-ups go through /user/inscription.
@@ -327,7 +338,8 @@ export function createAuth(deps: AuthDeps) {
       before: createAuthMiddleware(async (ctx) => {
         if (!ctx.path) return;
         const scope = THROTTLED_PATHS[ctx.path];
-        const email = (ctx.body as { email?: unknown } | undefined)?.email;
+        const adresses = ctx.body as { email?: unknown; newEmail?: unknown } | undefined;
+        const email = ctx.path === '/change-email' ? adresses?.newEmail : adresses?.email;
         if (scope && typeof email === 'string') {
           const verdict = await throttle.attempt(scope, email);
           if (!verdict.allowed) {
@@ -354,7 +366,8 @@ export function createAuth(deps: AuthDeps) {
       }),
       after: createAuthMiddleware(async (ctx) => {
         // A successful sign-in forgets the address's failures.
-        const email = (ctx.body as { email?: unknown } | undefined)?.email;
+        const adresses = ctx.body as { email?: unknown; newEmail?: unknown } | undefined;
+        const email = ctx.path === '/change-email' ? adresses?.newEmail : adresses?.email;
         if (ctx.path === '/sign-in/email' && ctx.context.newSession && typeof email === 'string') await throttle.forget('sign-in', email);
       }),
     },
