@@ -79,6 +79,14 @@ describe('POST /user/me/supprimer', () => {
     }
   });
 
+  it('deleted twice at once (two tabs), tells the person once: the later answers 404 and sends nothing', async () => {
+    const habitant = await createAccount(ctx);
+    const reponses = await Promise.all([supprimer(habitant.cookie, PASSWORD), supprimer(habitant.cookie, PASSWORD)]);
+    expect(reponses.map((r) => r.statusCode).sort()).toEqual([200, 404]);
+    expect(await count('user', habitant.uid)).toBe(0);
+    expect((await mailsTo(ctx, habitant.email)).filter((m) => m.includes('supprim'))).toHaveLength(1);
+  });
+
   it('answers 401 signed out', async () => {
     expect((await ctx.app.inject({ method: 'POST', url: '/app/api/user/me/supprimer', payload: {} })).statusCode).toBe(401);
   });

@@ -34,9 +34,10 @@ export class CompteRepository {
   /**
    * Every row of an account: its sessions, its ways of signing in, its follows both ways, its pending e-mail
    * links (reset, change of address) and the account itself. Its housing requests stay (the town hall's file)
-   * without their owner; they remain reachable by their private links. Answers how many requests were kept.
+   * without their owner; they remain reachable by their private links. Answers how many requests were kept, or null
+   * when the account was no longer there.
    */
-  async supprimer(uid: string, trx: Db = this.db): Promise<number> {
+  async supprimer(uid: string, trx: Db = this.db): Promise<number | null> {
     // Withdrawn requests have no owner already (demandes/effacement.ts): these are the requests kept.
     const kept = await trx.updateTable('housingRequests').set({ ownerUserId: null }).where('ownerUserId', '=', uid).executeTakeFirst();
     await trx.deleteFrom('session').where('userId', '=', uid).execute();
@@ -45,7 +46,9 @@ export class CompteRepository {
     // Saved views of the list (a search in one may hold a name; features/vues).
     await trx.deleteFrom('vuesEnregistrees').where('userId', '=', uid).execute();
     await sql`delete from verification where value = ${uid}`.execute(trx);
-    await trx.deleteFrom('user').where('id', '=', uid).execute();
+    const supprime = await trx.deleteFrom('user').where('id', '=', uid).executeTakeFirst();
+    // Deleted meanwhile (two deletions at once): nothing to answer for; the caller rolls back what it did.
+    if (Number(supprime.numDeletedRows) === 0) return null;
     return Number(kept.numUpdatedRows);
   }
 

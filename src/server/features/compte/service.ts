@@ -55,6 +55,8 @@ export class CompteService {
       // The technical reports first: they stay, without the account (compte/donnees-signalements.ts).
       const signalements = await detacherSignalementsDuCompte(trx, user);
       const kept = await repository.supprimer(uid, trx);
+      // Another deletion of the account ended first (two tabs, a retry): it told the person; this one changes nothing.
+      if (kept === null) throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
       await mailer.enqueue(mailCompteSupprime({ email: user.email, prenom: user.prenom }, kept, signalements), { trx });
     });
     const version = pictureVersion(user);
