@@ -221,6 +221,32 @@ describe('retention', () => {
     expect(fs.existsSync(uploads) ? fs.readdirSync(uploads, { recursive: true }).filter((f) => !String(f).endsWith('/')) : []).toEqual([]);
     expect((await row(rouverte.id)).effaceeLe).toBeNull();
   });
+
+  it('leaves a request a manager reopened after the job read its id: it is read again under the lock', async () => {
+    a('2026-06-15T08:00:00.000Z');
+    const purgee = await create();
+    const reouverte = await create();
+    const cookie = manager.cookie;
+    for (const d of [purgee, reouverte]) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie }, payload: { logementId: d.numeroUnique, newStatus: 'Refusé' } });
+      expect(res.statusCode).toBe(200);
+    }
+    a('2027-06-16T08:00:00.000Z');
+    const d = deps();
+    const lire = d.repository.idsAPurger.bind(d.repository);
+    // The job has read both ids when the manager reopens one.
+    d.repository.idsAPurger = async (...args) => {
+      const ids = await lire(...args);
+      if (ids.includes(reouverte.id)) {
+        const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie }, payload: { logementId: reouverte.numeroUnique, newStatus: 'En attente' } });
+        expect(res.statusCode).toBe(200);
+      }
+      return ids;
+    };
+    await executerCycleDeVie(d, { force: true });
+    expect((await row(purgee.id)).effaceeLe).not.toBeNull();
+    expect(await row(reouverte.id)).toMatchObject({ effaceeLe: null, statutDeLaDemande: 'En attente', email: reouverte.email });
+  });
 });
 
 describe('the daily job', () => {

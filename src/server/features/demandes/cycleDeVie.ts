@@ -268,10 +268,8 @@ async function purger(deps: CycleDeps, arret: Arret, prolonger: () => Promise<vo
   const avant = ajouterMois(now.toISOString(), -config.cycleDeVie.conservationMois);
   return parLots(
     (apres) => repository.idsAPurger(avant, apres, LOT),
-    async (id) => {
-      await effacerDemande(deps, id, 'purge', null, now);
-      return true;
-    },
+    // Read again under the lock: a manager may have reopened the request since its id was read.
+    (id) => effacerDemande(deps, id, 'purge', null, now, (row) => row.clotureeLe !== null && row.clotureeLe <= avant),
     arret,
     prolonger,
   );

@@ -2,6 +2,7 @@ import { CATEGORIE_PIECE } from '../../../domain/documents.js';
 import { MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE, peutSupprimerDocument } from '../../../domain/effacement.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { ApiError } from '../../errors.js';
+import type { DemandeRow } from '../../db/schema.js';
 import type { Mailer } from '../../mail/index.js';
 import type { Storage } from '../../storage/index.js';
 import { mailDemandeEffacee } from './mails.js';
@@ -21,7 +22,7 @@ const ETAPE: Record<RaisonEffacement, { statut: string; motif: string | null }> 
  * One transaction: blanks the request's personal fields (anonymised tombstone, excluded from every list and lookup), records an anonymous status event, withdraws its queued mails; after the commit, removes its documents' files.
  *
  * A withdrawal or a manager's erasure also queues, in the same transaction, an e-mail telling the person
- * (no link). A request already erased, or unknown, is left as it is. Files that a crash keeps after the
+ * (no link). A request already erased, or unknown, or for which `encore` no longer holds, is left as it is (false). Files that a crash keeps after the
  * commit are orphans: the sweep at start removes them.
  */
 export async function effacerDemande(
@@ -30,12 +31,14 @@ export async function effacerDemande(
   raison: RaisonEffacement,
   acteurUserId: string | null,
   at: Date,
-): Promise<void> {
+  /** Checked on the request read under the lock: false leaves it as it is (the purge's rule, which a manager may have lifted since). */
+  encore: (row: DemandeRow) => boolean = () => true,
+): Promise<boolean> {
   const { repository, storage, mailer } = deps;
   const { statut, motif } = ETAPE[raison];
   const keys = await repository.transaction(async (trx) => {
     const row = await repository.findForUpdate('', demandeId, trx);
-    if (!row) return [];
+    if (!row || !encore(row)) return null;
     // Steps of one request are strictly ordered in time (service.ts): this one comes after the latest.
     const last = await repository.lastEvenementAt(row.id, trx);
     const when = new Date(Math.max(at.getTime(), last === null ? 0 : Date.parse(last) + 1)).toISOString();
@@ -47,7 +50,9 @@ export async function effacerDemande(
     if (raison !== 'purge') await mailer.enqueue(mailDemandeEffacee(row, raison === 'gestionnaire'), { trx });
     return removed;
   });
+  if (keys === null) return false;
   await Promise.allSettled(keys.map((key) => storage.remove(key)));
+  return true;
 }
 
 /**
