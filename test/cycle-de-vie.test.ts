@@ -132,6 +132,26 @@ describe('striking off and reactivation', () => {
     expect((await ctx.app.inject({ method: 'POST', url: `/app/api/logement/${d.numeroUnique}/renouveler`, headers: d.headers })).json().error.code).toBe('NON_RENOUVELABLE');
   });
 
+  it('undoing a manager’s change on a struck-off request gives its striking off back: still reactivatable, retention year unchanged', async () => {
+    a('2026-04-02T08:00:00.000Z');
+    const d = await create();
+    a('2027-05-02T08:00:00.000Z');
+    await job();
+    const struck = await row(d.id);
+    expect(struck).toMatchObject({ statutDeLaDemande: 'Radiée', radieeLe: '2027-05-02T08:00:00.000Z', clotureeLe: '2027-05-02T08:00:00.000Z' });
+    a('2027-05-03T08:00:00.000Z');
+    const cookie = manager.cookie;
+    const change = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie }, payload: { logementId: d.numeroUnique, newStatus: 'En cours de traitement' } });
+    expect(change.statusCode).toBe(200);
+    expect(await row(d.id)).toMatchObject({ radieeLe: null, clotureeLe: null });
+    const undo = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status/annuler', headers: { cookie }, payload: { id: change.json().data.annulation.id } });
+    expect(undo.statusCode).toBe(200);
+    expect(await row(d.id)).toMatchObject({ statutDeLaDemande: 'Radiée', radieeLe: '2027-05-02T08:00:00.000Z', clotureeLe: '2027-05-02T08:00:00.000Z' });
+    const vue = await ctx.app.inject({ url: `/app/api/logement/${d.numeroUnique}/cycle-de-vie`, headers: d.headers });
+    expect(vue.json().data.reactivableJusqua).toBe('2027-10-02T08:00:00.000Z');
+    expect((await ctx.app.inject({ method: 'POST', url: `/app/api/logement/${d.numeroUnique}/reactiver`, headers: d.headers })).statusCode).toBe(200);
+  });
+
   it('reactivates until 18 months: status back, validity restarts, registration date kept; refused after', async () => {
     a('2026-05-10T08:00:00.000Z');
     const d = await create();

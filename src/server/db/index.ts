@@ -38,6 +38,7 @@ import * as m0030 from './migrations/0030_signalements_fins_de_recherche.js';
 import * as m0031 from './migrations/0031_statut_effacee.js';
 import * as m0032 from './migrations/0032_recherche_differee.js';
 import * as m0033 from './migrations/0033_etiquettes_nom_cle.js';
+import * as m0034 from './migrations/0034_annulation_dates.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -168,6 +169,7 @@ const migrations: Record<string, Migration> = {
   '0031_statut_effacee': m0031,
   '0032_recherche_differee': m0032,
   '0033_etiquettes_nom_cle': m0033,
+  '0034_annulation_dates': m0034,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -100,6 +100,9 @@ export interface StatusEventTable {
   /** Set when the change was undone: the history no longer shows it; the row stays as a trace. */
   undoneAt: string | null;
   undoneBy: string | null;
+  /** A manager's change that may be undone: the request's retention start and striking off before it (migration 0034). */
+  avantClotureeLe: string | null;
+  avantRadieeLe: string | null;
 }
 
 /** The durable outbox of e-mails (migration 0005, src/server/mail/index.ts). */

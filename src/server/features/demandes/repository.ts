@@ -150,6 +150,9 @@ function vueComplete<R extends DemandeCompleteRow>(lue: (R & Pick<DemandeComplet
 /** SQLite: the managers' trigram index (migrations 0011, 0032) and the text it indexes. */
 const INDEX_RECHERCHE = { fts: 'housing_search', table: 'housing_requests', colonne: 'search_text' };
 
+/** A request's retention start and striking off, as a status change found them (kept to undo it). */
+export type DatesAvantChangement = Pick<DemandeRow, 'clotureeLe' | 'radieeLe'>;
+
 export class DemandesRepository {
   constructor(
     private readonly db: Db,
@@ -269,10 +272,12 @@ export class DemandesRepository {
   /**
    * Sets the status (with its sort rank and the search text that shows it). Becoming Radiée, Refusé or
    * Attribué starts the retention year (`cloturee_le`); leaving them ends it; a striking off by the daily job ends with it.
+   * `avant`: an undo's dates, those recorded with the change it undoes.
    */
-  async setStatut(row: DemandeRow, statut: Statut, at: string, trx: Db): Promise<DemandeRow> {
-    const clotureeLe = !estCloturee(statut) ? null : estCloturee(row.statutDeLaDemande) ? row.clotureeLe : at;
-    const radieeLe = statut === STATUT_RADIEE ? row.radieeLe : null;
+  async setStatut(row: DemandeRow, statut: Statut, at: string, trx: Db, avant?: DatesAvantChangement): Promise<DemandeRow> {
+    // An undo puts back the dates the change replaced.
+    const clotureeLe = avant ? avant.clotureeLe : !estCloturee(statut) ? null : estCloturee(row.statutDeLaDemande) ? row.clotureeLe : at;
+    const radieeLe = avant ? avant.radieeLe : statut === STATUT_RADIEE ? row.radieeLe : null;
     const updated: DemandeRow = { ...row, statutDeLaDemande: statut, updatedAt: at, clotureeLe, radieeLe };
     await trx
       .updateTable('housingRequests')
@@ -290,12 +295,23 @@ export class DemandesRepository {
     actorUserId: string | null,
     at: string,
     trx: Db = this.db,
-    extra: { motif?: string | null; undoUntil?: string | null } = {},
+    extra: { motif?: string | null; undoUntil?: string | null; avant?: DatesAvantChangement } = {},
   ): Promise<string> {
     const id = randomUUID();
     await trx
       .insertInto('statusEvents')
-      .values({ id, housingRequestId, fromStatus: de, toStatus: vers, actorUserId, at, motif: extra.motif ?? null, undoUntil: extra.undoUntil ?? null })
+      .values({
+        id,
+        housingRequestId,
+        fromStatus: de,
+        toStatus: vers,
+        actorUserId,
+        at,
+        motif: extra.motif ?? null,
+        undoUntil: extra.undoUntil ?? null,
+        avantClotureeLe: extra.avant?.clotureeLe ?? null,
+        avantRadieeLe: extra.avant?.radieeLe ?? null,
+      })
       .execute();
     return id;
   }

@@ -99,7 +99,8 @@ export class DemandesService {
       const at = new Date(time).toISOString();
       const jusqua = new Date(time + delai).toISOString();
       const updated = await repository.setStatut(row, statut, at, trx);
-      const id = await repository.insertEvenement(row.id, row.statutDeLaDemande, statut, actorUserId, at, trx, { motif: raison, undoUntil: jusqua });
+      const avant = { clotureeLe: row.clotureeLe, radieeLe: row.radieeLe };
+      const id = await repository.insertEvenement(row.id, row.statutDeLaDemande, statut, actorUserId, at, trx, { motif: raison, undoUntil: jusqua, avant });
       await mailer.enqueue(mailStatutChange(updated, config.publicUrl, raison), { delayMs: delai, key: cleDuMail(id), trx, demandeId: row.id });
       return { row: updated, from: row.statutDeLaDemande, id, at, jusqua };
     });
@@ -137,7 +138,7 @@ export class DemandesService {
       if (at >= found.undoUntil || row.statutDeLaDemande !== event.toStatus || (await repository.hasLaterEvenement(event, trx))) throw tropTard();
       // Last check, and the only write that can fail the race: a mail the loop has claimed is on its way.
       if (!(await mailer.cancel(cleDuMail(event.id), trx))) throw tropTard();
-      const restored = await repository.setStatut(row, event.fromStatus as Statut, at, trx);
+      const restored = await repository.setStatut(row, event.fromStatus as Statut, at, trx, { clotureeLe: event.avantClotureeLe, radieeLe: event.avantRadieeLe });
       await repository.markUndone(event.id, at, actorUserId, trx);
       return { row: restored, undone: event.toStatus as Statut };
     });
