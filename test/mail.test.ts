@@ -139,6 +139,59 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
     }
   });
 
+  it('withdraws a request’s mail even while it is being sent: a failure then does not put it back, and no trace stays', async () => {
+    // A mail server that holds the applicant's first message until told, then refuses it for now (451).
+    let tenu: (() => void) | undefined;
+    const recuPar: string[] = [];
+    const serveur = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          const to = session.envelope.rcptTo[0]!.address;
+          recuPar.push(to);
+          if (to !== 'retrait.encours@example.org' || tenu) return callback();
+          tenu = () => callback(Object.assign(new Error('Essayez plus tard'), { responseCode: 451 }));
+        });
+      },
+    });
+    await new Promise<void>((resolve) => serveur.listen(0, '127.0.0.1', resolve));
+    const app = await createTestApp();
+    await app.app.deps.mailer.close();
+    const mailer = createMailer({
+      smtpUrl: `smtp://127.0.0.1:${(serveur.server.address() as AddressInfo).port}`,
+      mailDir: path.join(app.dataDir, 'mail'),
+      from: 'Mairie <mairie@example.org>',
+      log: app.app.log,
+      outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
+    });
+    try {
+      const cree = await app.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013retrait01', email: 'retrait.encours@example.org' }) });
+      expect(cree.statusCode).toBe(201);
+      const { id, accessKey } = cree.json().data as { id: string; accessKey: string };
+      // A pass starts and claims the registration mail, which the server holds.
+      await mailer.enqueue({ to: 'declencheur@example.org', subject: 'Déclencheur', text: 'Bonjour' });
+      for (let i = 0; i < 200 && !tenu; i++) await sleep(20);
+      expect(tenu).toBeDefined();
+      const retrait = await app.app.inject({ method: 'POST', url: '/app/api/logement/013retrait01/retirer', headers: { 'x-access-key': accessKey } });
+      expect(retrait.statusCode).toBeLessThan(300);
+      tenu!();
+      await mailer.idle();
+      // Nothing of the request is left in the outbox, to send again or to read.
+      expect(await app.app.deps.db.selectFrom('mailOutbox').select('id').where('housingRequestId', '=', id).execute()).toEqual([]);
+      await app.app.deps.db.updateTable('mailOutbox').set({ sendAfter: new Date(0).toISOString() }).where('sentAt', 'is', null).execute();
+      await mailer.enqueue({ to: 'declencheur2@example.org', subject: 'Déclencheur', text: 'Bonjour' });
+      await mailer.idle();
+      // Its first try, and the word that the request is withdrawn (not tied to it); never the registration mail again.
+      expect(recuPar.filter((to) => to === 'retrait.encours@example.org')).toHaveLength(2);
+    } finally {
+      await mailer.close();
+      await app.close();
+      await new Promise<void>((resolve) => serveur.close(() => resolve()));
+    }
+  });
+
   it('sends a backlog in passes that follow each other, not one batch per poll', async () => {
     const app = await createTestApp();
     // The app's own loop stops: only this one, whose poll never comes in the test, sends.

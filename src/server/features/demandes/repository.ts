@@ -916,16 +916,12 @@ export class DemandesRepository {
   }
 
   /**
-   * The e-mails about the request leave the outbox: those not yet claimed for delivery are withdrawn, and
-   * those already sent lose their trace (address and subject). A mail being delivered at this very instant
-   * is left to finish.
+   * The e-mails about the request leave the outbox, all of them: those waiting are withdrawn, those sent lose their
+   * trace (address and subject). A mail being delivered at this very instant cannot be called back, but its row is
+   * gone: a failure does not queue it again, and nothing of it stays (the delivery loop's updates find no row).
    */
   async withdrawMails(housingRequestId: string, trx: Db): Promise<void> {
-    await trx
-      .deleteFrom('mailOutbox')
-      .where('housingRequestId', '=', housingRequestId)
-      .where((eb) => eb.or([eb('sentAt', 'is not', null), eb('claimedAt', 'is', null)]))
-      .execute();
+    await trx.deleteFrom('mailOutbox').where('housingRequestId', '=', housingRequestId).execute();
   }
 
   /** Rotates the request's private key (the old one stops working at once). */
