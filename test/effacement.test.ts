@@ -151,6 +151,9 @@ describe('« Retirer ma demande »', () => {
     expect(res.statusCode).toBe(200);
     expect((await row(id)).ownerUserId).toBeNull();
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/mine', headers: { cookie: owner.cookie } })).json().data).toEqual([]);
+    // Nothing ties the erased request to the account: not its history's steps either (the withdrawal was the owner's).
+    const lies = await ctx.app.deps.db.selectFrom('statusEvents').select('id').where('housingRequestId', '=', id).where('actorUserId', '=', owner.uid).execute();
+    expect(lies).toEqual([]);
   });
 
   it('erases once: a second call on the same request changes nothing (the purge may call it again)', async () => {

@@ -852,6 +852,13 @@ export class DemandesRepository {
    * access key hash is random (no key opens it), the owner link goes; the history stays.
    */
   async anonymiser(id: string, statut: string, at: string, trx: Db): Promise<void> {
+    // The link with the account goes: the owner's own steps (a reactivation, the withdrawal) keep no account id.
+    await trx
+      .updateTable('statusEvents')
+      .set({ actorUserId: null })
+      .where('housingRequestId', '=', id)
+      .where('actorUserId', '=', (eb) => eb.selectFrom('housingRequests').select('ownerUserId').where('id', '=', id))
+      .execute();
     await trx
       .updateTable('housingRequests')
       .set({
