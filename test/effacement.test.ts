@@ -147,8 +147,14 @@ describe('« Retirer ma demande »', () => {
     const other = await createAccount(ctx);
     const { id } = await create('013eff0000004', {}, owner.cookie);
     expect((await ctx.app.inject({ method: 'POST', url: '/app/api/logement/013eff0000004/retirer', headers: { cookie: other.cookie } })).statusCode).toBe(403);
+    const entendus: { numeroUnique: string; quoi?: string }[] = [];
+    const fin = ctx.app.deps.bus.subscribe((e) => entendus.push(e));
     const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/013eff0000004/retirer', headers: { cookie: owner.cookie } });
     expect(res.statusCode).toBe(200);
+    // Managers' open lists hear it, and drop the person's name.
+    for (let i = 0; i < 50 && entendus.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    fin();
+    expect(entendus).toEqual([expect.objectContaining({ numeroUnique: '013eff0000004', quoi: 'effacement' })]);
     expect((await row(id)).ownerUserId).toBeNull();
     expect((await ctx.app.inject({ method: 'GET', url: '/app/api/logement/mine', headers: { cookie: owner.cookie } })).json().data).toEqual([]);
     // Nothing ties the erased request to the account: not its history's steps either (the withdrawal was the owner's).
@@ -159,7 +165,7 @@ describe('« Retirer ma demande »', () => {
   it('erases once: a second call on the same request changes nothing (the purge may call it again)', async () => {
     const { id, accessKey } = await create('013eff0000005');
     expect((await mailsTo(ctx, PERSONNEL.email)).filter((m) => m.includes('013eff0000005'))).toHaveLength(1);
-    const deps = { repository: new DemandesRepository(ctx.app.deps.db, ctx.app.deps.dbKind), storage: ctx.app.deps.storage, mailer: ctx.app.deps.mailer };
+    const deps = { repository: new DemandesRepository(ctx.app.deps.db, ctx.app.deps.dbKind), storage: ctx.app.deps.storage, mailer: ctx.app.deps.mailer, bus: ctx.app.deps.bus };
     await effacerDemande(deps, id, 'purge', null, new Date());
     const first = await row(id);
     await effacerDemande(deps, id, 'purge', null, new Date());

@@ -21,8 +21,8 @@ async function insert(db: Db, rows: NewDemande[]): Promise<void> {
 
 /** Erases a request as a manager does (anonymised tombstone). */
 async function effacer(ctx: TestContext, id: string): Promise<void> {
-  const { db, dbKind, storage, mailer } = ctx.app.deps;
-  await effacerDemande({ repository: new DemandesRepository(db, dbKind), storage, mailer }, id, 'gestionnaire', null, new Date());
+  const { db, dbKind, storage, mailer, bus } = ctx.app.deps;
+  await effacerDemande({ repository: new DemandesRepository(db, dbKind), storage, mailer, bus }, id, 'gestionnaire', null, new Date());
 }
 
 /** Gives requests labels (`ids`: the label ids of each numéro), as the labels' routes record them. */

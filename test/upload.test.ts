@@ -409,8 +409,8 @@ describe('per-request document quota', () => {
       // The headers and all but the body's last bytes: the route has read the request; then a manager erases it.
       req.write(body.payload.subarray(0, body.payload.length - 20));
       setTimeout(() => {
-        const { db, dbKind, storage, mailer } = q.app.deps;
-        effacerDemande({ repository: new DemandesRepository(db, dbKind), storage, mailer }, id, 'gestionnaire', null, new Date())
+        const { db, dbKind, storage, mailer, bus } = q.app.deps;
+        effacerDemande({ repository: new DemandesRepository(db, dbKind), storage, mailer, bus }, id, 'gestionnaire', null, new Date())
           .then(() => req.end(body.payload.subarray(body.payload.length - 20)))
           .catch(reject);
       }, 300);

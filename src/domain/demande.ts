@@ -460,10 +460,11 @@ export interface EvenementDirect {
   de: Statut | null;
   date: string;
   /**
-   * What changed when the status did not: the request for corrections, the messages, the applicant's fields, or who
-   * follows the request (`suivi`: for managers only, see QUOI_GESTION).
+   * What changed when the status did not: the request for corrections, the messages, the applicant's fields, who
+   * follows the request (`suivi`: for managers only, see QUOI_GESTION), or its erasure (`effacement`: withdrawn or
+   * erased, it is no longer found; `numeroUnique` is the numéro it had).
    */
-  quoi?: 'correction' | 'message' | 'modification' | 'suivi';
+  quoi?: 'correction' | 'message' | 'modification' | 'suivi' | 'effacement';
 }
 
 /** The changes only managers' streams hear of: the handling, which the applicant never sees. */

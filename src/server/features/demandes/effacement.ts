@@ -1,8 +1,10 @@
 import { CATEGORIE_PIECE } from '../../../domain/documents.js';
 import { MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE, peutSupprimerDocument } from '../../../domain/effacement.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
+import type { Statut } from '../../../domain/statut.js';
 import { ApiError } from '../../errors.js';
 import type { DemandeRow } from '../../db/schema.js';
+import type { EventBus } from '../../events/index.js';
 import type { Mailer } from '../../mail/index.js';
 import type { Storage } from '../../storage/index.js';
 import { mailDemandeEffacee } from './mails.js';
@@ -26,7 +28,7 @@ const ETAPE: Record<RaisonEffacement, { statut: string; motif: string | null }> 
  * commit are orphans: the sweep at start removes them.
  */
 export async function effacerDemande(
-  deps: { repository: DemandesRepository; storage: Storage; mailer: Mailer },
+  deps: { repository: DemandesRepository; storage: Storage; mailer: Mailer; bus: EventBus },
   demandeId: string,
   raison: RaisonEffacement,
   acteurUserId: string | null,
@@ -34,11 +36,13 @@ export async function effacerDemande(
   /** Checked on the request read under the lock: false leaves it as it is (the purge's rule, which a manager may have lifted since). */
   encore: (row: DemandeRow) => boolean = () => true,
 ): Promise<boolean> {
-  const { repository, storage, mailer } = deps;
+  const { repository, storage, mailer, bus } = deps;
   const { statut, motif } = ETAPE[raison];
+  let erasee: DemandeRow | undefined;
   const keys = await repository.transaction(async (trx) => {
     const row = await repository.findForUpdate('', demandeId, trx);
     if (!row || !encore(row)) return null;
+    erasee = row;
     // Steps of one request are strictly ordered in time (service.ts): this one comes after the latest.
     const last = await repository.lastEvenementAt(row.id, trx);
     const when = new Date(Math.max(at.getTime(), last === null ? 0 : Date.parse(last) + 1)).toISOString();
@@ -50,7 +54,10 @@ export async function effacerDemande(
     if (raison !== 'purge') await mailer.enqueue(mailDemandeEffacee(row, raison === 'gestionnaire'), { trx });
     return removed;
   });
-  if (keys === null) return false;
+  if (keys === null || !erasee) return false;
+  // The lists open on managers' screens drop it (and a page open on it learns it is gone); they show no more of it.
+  const avant = erasee.statutDeLaDemande as Statut;
+  await bus.publish({ numeroUnique: erasee.numeroUnique, statutDeLaDemande: avant, de: avant, date: at.toISOString(), quoi: 'effacement' }).catch(() => undefined);
   await Promise.allSettled(keys.map((key) => storage.remove(key)));
   return true;
 }

@@ -33,7 +33,7 @@ export function routesEffacementPubliques(deps: { repository: DemandesRepository
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
-    const { storage, mailer, config, rateLimits, now } = app.deps;
+    const { storage, mailer, bus, config, rateLimits, now } = app.deps;
     const journal = new InstructionRepository(app.deps.db);
 
     const loadWithFullAccess = (request: FastifyRequest, numeroUnique: string) => demandeEnAccesComplet(repository, request, numeroUnique);
@@ -46,7 +46,7 @@ export function routesEffacementPubliques(deps: { repository: DemandesRepository
       async (request) => {
         const row = await loadForRequester(request, request.params.numeroUnique);
         const user = await compteDe(request);
-        await effacerDemande({ repository, storage, mailer }, row.id, 'retrait', user?.id ?? null, now());
+        await effacerDemande({ repository, storage, mailer, bus }, row.id, 'retrait', user?.id ?? null, now());
         return { data: { message: MESSAGE_RETRAIT } };
       },
     );
@@ -102,12 +102,12 @@ export function routesEffacementGestion(deps: { repository: DemandesRepository }
   return async (scope: FastifyInstance): Promise<void> => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository } = deps;
-    const { storage, mailer, now } = app.deps;
+    const { storage, mailer, bus, now } = app.deps;
 
     app.delete('/logement/:numeroUnique', { schema: { params: numeroUniqueParamsSchema, response: fait() } }, async (request) => {
       const actor = (await compteDe(request))!;
       const row = await demandeOu404(repository, request.params.numeroUnique);
-      await effacerDemande({ repository, storage, mailer }, row.id, 'gestionnaire', actor.id, now());
+      await effacerDemande({ repository, storage, mailer, bus }, row.id, 'gestionnaire', actor.id, now());
       // The trace names the request by its internal id and the manager, never the person.
       request.log.info({ by: actor.id, demande: row.id }, 'demande effacée à la demande de la personne');
       return { data: { message: MESSAGE_EFFACEMENT } };
