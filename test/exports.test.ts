@@ -197,3 +197,19 @@ describe('the desk’s own columns (« Instruction »): validity, corrections, l
     expect(res.body.replace(/^\uFEFF/u, '').split('\r\n')).toEqual(['Suivie par;Étiquettes', ';', ';', `Camille Durand;"'=SOMME(A1) ; Urgent"`, '']);
   });
 });
+
+describe('file names', () => {
+  it('carry the day in Paris: at 00:30 on 1 January, the 1st of January, not the 31st of December (UTC)', async () => {
+    const nouvelAn = await createTestApp({}, { now: () => new Date('2025-12-31T23:30:00.000Z') });
+    try {
+      const gestionnaire = await createAccount(nouvelAn, 'manager');
+      const liste = await nouvelAn.app.inject({ method: 'GET', url: '/app/api/logement/export.csv', headers: { cookie: gestionnaire.cookie } });
+      expect(liste.headers['content-disposition']).toBe('attachment; filename="demandes-logement-2026-01-01.csv"');
+      const habitant = await createAccount(nouvelAn);
+      const donnees = await nouvelAn.app.inject({ method: 'GET', url: '/app/api/compte/export.zip', headers: { cookie: habitant.cookie } });
+      expect(String(donnees.headers['content-disposition'])).toContain('quartier-vivant-mes-donnees-2026-01-01.zip');
+    } finally {
+      await nouvelAn.close();
+    }
+  });
+});

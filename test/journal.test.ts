@@ -1,7 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { masquerLigne, masquerTexte, masquerUrl } from '../src/server/securite/journal.js';
-import { createTestApp, demande, lienRecu, type TestContext } from './helpers.js';
+import { createTestApp, demande, lienRecu, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 /**
  * No secret in the log (issue 9 point 1): the whole account journey runs with the logger at `trace`
@@ -125,6 +127,26 @@ describe('the log', () => {
   });
 });
 
+describe('a document missing from storage', () => {
+  it('is logged by its ids, never by the name the person gave its file', async () => {
+    const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013journal01' }) });
+    const { accessKey } = created.json().data as { accessKey: string };
+    const form = await multipart([{ field: 'identity', name: 'CNI_Helene_Martin.pdf', content: SAMPLES.pdf }]);
+    const up = await ctx.app.inject({ method: 'POST', url: '/app/api/logement/upload-files/013journal01', headers: { ...form.headers, 'x-access-key': accessKey }, payload: form.payload });
+    expect(up.statusCode).toBe(201);
+    const doc = await ctx.app.deps.db.selectFrom('documents').select(['id', 'storageKey']).where('originalName', '=', 'CNI_Helene_Martin.pdf').executeTakeFirstOrThrow();
+    fs.rmSync(path.join(ctx.dataDir, 'uploads', doc.storageKey));
+    const avant = written.length;
+    const lu = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013journal01/documents/${doc.id}`, headers: { 'x-access-key': accessKey } });
+    expect(lu.statusCode).toBe(404);
+    // The zip stops with an error (the answer is cut): it never looks complete.
+    await expect(ctx.app.inject({ method: 'GET', url: '/app/api/logement/013journal01/documents.zip', headers: { 'x-access-key': accessKey } })).rejects.toThrow();
+    const lignes = written.slice(avant).join('');
+    expect(lignes).toContain(doc.id);
+    expect(lignes).not.toMatch(/Helene_Martin/u);
+  });
+});
+
 describe('the maskers', () => {
   it.each([
     ['/app/api/auth/verify-email?token=abc.def.ghi&callbackURL=%2Fcompte', '/app/api/auth/verify-email?token=[masqué]&callbackURL=[masqué]'],
@@ -135,6 +157,13 @@ describe('the maskers', () => {
     ['/app/api/user/public/abc', '/app/api/user/public/abc'],
   ])('masks the secret parts of %s', (url, masked) => {
     expect(masquerUrl(url)).toBe(masked);
+  });
+
+  it('masks a stored document’s file name, in a path or a key, and keeps its folders (the ids)', () => {
+    const cle = '45079c09-c32b-4640-8e22-4c68c7c83d16/50171498-7628-4d35-9bb3-2decb649154d';
+    expect(masquerLigne(`{"message":"ENOENT: open '/data/uploads/${cle}/identity-CNI_Helene_Martin.pdf'","path":"/data/uploads/${cle}/tax-avis.pdf"}`)).toBe(
+      `{"message":"ENOENT: open '/data/uploads/${cle}/[masqué]'","path":"/data/uploads/${cle}/[masqué]"}`,
+    );
   });
 
   it('masks secrets in free text and in log lines, and leaves the rest', () => {

@@ -97,6 +97,13 @@ const REGLES: Regle[] = [
     replace: (_match, prefix) => `${prefix}${MASQUE}`,
   },
   {
+    // A stored document's file name (`<request id>/<document id>/<block>-<name>`, in a path or a bucket's key): the
+    // name the person gave the file (« CNI_Helene_Martin.pdf »), in an I/O error's message or path.
+    guard: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\//iu,
+    re: /((?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/){2})[^/\s"'\\<>]+/giu,
+    replace: (_match, dossier) => `${dossier}${MASQUE}`,
+  },
+  {
     // A JSON Web Token (better-auth's e-mail verification tokens are JWTs).
     guard: /eyJ/u,
     re: /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/gu,

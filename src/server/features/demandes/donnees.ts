@@ -1,6 +1,7 @@
 import type archiverType from 'archiver';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { aujourdhui } from '../../../domain/dates.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { compteDe } from '../../auth/guards.js';
 import type { DemandeRow } from '../../db/schema.js';
@@ -71,7 +72,7 @@ export function routesDonneesCompte(deps: { repository: DemandesRepository }) {
         repository.listByOwner(user.id),
         donneesSignalements(db, user),
       ]);
-      const archive = zipStream(request, reply, `quartier-vivant-mes-donnees-${new Date().toISOString().slice(0, 10)}.zip`);
+      const archive = zipStream(request, reply, `quartier-vivant-mes-donnees-${aujourdhui(app.deps.now())}.zip`);
       const compte = {
         profil: toPersonnel(user),
         // Followers and followees are neighbours: each sees the other's name (as on the profile page).

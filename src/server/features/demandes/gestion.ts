@@ -11,6 +11,7 @@ import {
   statutChangeSchema,
   statutRestaureSchema,
 } from '../../../domain/demande.js';
+import { aujourdhui } from '../../../domain/dates.js';
 import { detailExport } from '../../../domain/instruction.js';
 import type { Statut } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
@@ -81,7 +82,8 @@ export function routesGestion(deps: { repository: DemandesRepository; service: D
         const { colonnes, ...query } = request.query;
         // Recorded with its format and its number of columns, without its filter: a search holds names.
         await journal.journaliser({ housingRequestId: null, acteurUserId: actor.id, action: 'export', detail: detailExport(format, colonnes.length), le: app.deps.now().toISOString() });
-        const day = new Date().toISOString().slice(0, 10);
+        // The day in Paris (an export at 00:30 on 1 January is named after 1 January).
+        const day = aujourdhui(app.deps.now());
         const rows = repository.stream({ ...query, suiviePar: actor.id });
         return reply
           .header('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')

@@ -134,7 +134,8 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       const doc = await repository.findDocument(row.id, request.params.id);
       if (!doc) throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n’existe pas pour cette demande.");
       if (!(await storage.exists(doc.storageKey))) {
-        request.log.error({ storageKey: doc.storageKey }, 'document recorded but missing from storage');
+        // By its ids: the stored key ends with the name the person gave the file.
+        request.log.error({ demande: row.id, document: doc.id }, 'document recorded but missing from storage');
         throw new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document est introuvable. Prévenez la mairie annexe pour qu’elle vous le redemande.");
       }
       await journaliserConsultation(request, row.id, 'document-consulte', libelleCategorie(doc.category));
