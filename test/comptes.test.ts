@@ -138,6 +138,14 @@ describe('sign-up', () => {
     expect(again.res.json().error.fields.email).toMatch(/^Un compte existe déjà avec cette adresse e-mail/u);
   });
 
+  it('signed up twice at once with one address (a double click): one account, the other told the address is taken', async () => {
+    const corps = inscription();
+    const reponses = await Promise.all([1, 2].map(() => ctx.app.inject({ method: 'POST', url: '/app/api/user/inscription', payload: corps })));
+    expect(reponses.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    expect(reponses.find((r) => r.statusCode === 409)!.json().error.code).toBe('EMAIL_TAKEN');
+    expect(await ctx.app.deps.db.selectFrom('user').select('id').where('email', '=', corps.email).execute()).toHaveLength(1);
+  });
+
   it('applies the password policy: 12 to 128 characters, not a common password, no composition rule', async () => {
     const short = await signUp({ password: 'court123' });
     expect(short.res.statusCode).toBe(400);

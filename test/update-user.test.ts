@@ -71,6 +71,24 @@ describe('/auth/change-email', () => {
     expect(me.json().data).toMatchObject({ email: newEmail, emailVerified: true });
   });
 
+  it('says the address is taken when another account took it after the link was sent, and changes nothing', async () => {
+    const { email, cookie } = await inscrire(ctx);
+    const newEmail = `prise.${email}`;
+    expect((await ctx.app.inject({ method: 'POST', url: '/app/api/auth/change-email', headers: { cookie }, payload: { newEmail, callbackURL: '/profile' } })).statusCode).toBe(200);
+    await ctx.app.deps.mailer.idle();
+    const dir = path.join(ctx.dataDir, 'mail');
+    const mail = fs
+      .readdirSync(dir)
+      .map((f) => fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/gu, '').replace(/=3D/gu, '='))
+      .find((m) => m.includes(`To: ${newEmail}`))!;
+    const link = new URL(/https?:\/\/\S+verify-email\S+/u.exec(mail)![0]);
+    // Someone signs up with that address before the link is opened.
+    await inscrire(ctx, { email: newEmail });
+    const ouvert = await ctx.app.inject({ method: 'GET', url: link.pathname + link.search, headers: { cookie } });
+    expect([ouvert.statusCode, ouvert.headers.location]).toEqual([302, '/connexion?confirmation=changement&error=EMAIL_TAKEN']);
+    expect((await userRow(email)).email).toBe(email);
+  });
+
   it('sends at most three links to one new address, then answers 429 in French (no mail flood on someone else’s address)', async () => {
     const { cookie } = await inscrire(ctx);
     const cible = `cible.${Date.now()}@example.org`;

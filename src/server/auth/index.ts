@@ -318,7 +318,14 @@ export function createAuth(deps: AuthDeps) {
         // The address changes only when the link mailed to the new one is opened (changeEmail above): that proves it,
         // so it is confirmed, even where the former one was not (better-auth keeps the former state).
         update: {
-          before: async (data) => (typeof data.email === 'string' ? { data: { ...data, emailVerified: true } } : undefined),
+          before: async (data, context) => {
+            if (typeof data.email !== 'string') return undefined;
+            // Taken by another account since the link was sent (a sign-up with it meanwhile): the link's page says so,
+            // rather than the unique index's 500.
+            const prise = await deps.db.selectFrom('user').select('id').where('email', '=', data.email.toLowerCase()).executeTakeFirst();
+            if (prise && context) throw context.redirect(`${RETOUR_CHANGEMENT_ADRESSE}&error=EMAIL_TAKEN`);
+            return { data: { ...data, emailVerified: true } };
+          },
         },
         create: {
           after: async (user) => {

@@ -19,6 +19,11 @@ export class CompteRepository {
     return this.db.selectFrom('user').selectAll().where('id', '=', uid).executeTakeFirst();
   }
 
+  /** Whether an account has this address (better-auth keeps them in lower case). */
+  async adressePrise(email: string): Promise<boolean> {
+    return (await this.db.selectFrom('user').select('id').where('email', '=', email.toLowerCase()).executeTakeFirst()) !== undefined;
+  }
+
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
   }

@@ -88,7 +88,10 @@ export class CompteService {
       created = { headers: answer, userId: response.user.id };
     } catch (error) {
       const { APIError } = await import('better-auth/api');
-      if (error instanceof APIError && String(error.body?.code ?? '').startsWith('USER_ALREADY_EXISTS')) {
+      const code = error instanceof APIError ? String(error.body?.code ?? '') : '';
+      // Two sign-ups with one address at once (PostgreSQL): both passed better-auth's check, the unique index refused
+      // the later insert, which better-auth reports as a failed creation. The address is taken all the same.
+      if (code.startsWith('USER_ALREADY_EXISTS') || (code === 'FAILED_TO_CREATE_USER' && (await repository.adressePrise(input.email)))) {
         throw new ApiError(409, 'EMAIL_TAKEN', EMAIL_TAKEN, { email: EMAIL_TAKEN });
       }
       throw error;

@@ -85,6 +85,7 @@ function raisonDuChangement(erreur: string): string {
   if (erreur === 'TOKEN_EXPIRED') return 'Ce lien a expiré : il n’est valable que 24 heures après son envoi.';
   if (erreur === 'USER_NOT_FOUND') return 'Le compte de ce lien n’existe plus : il a peut-être été supprimé.';
   if (erreur === 'INVALID_USER') return 'Ce lien a été envoyé pour un autre compte que celui qui est connecté sur cet appareil.';
+  if (erreur === 'EMAIL_TAKEN') return 'Un autre compte utilise cette adresse depuis l’envoi du lien : elle ne peut pas être la vôtre aussi.';
   return 'Ce lien a déjà servi, ou il n’est pas complet : il a peut-être été coupé en le copiant.';
 }
 
