@@ -253,10 +253,28 @@ describe('profiles and roles', () => {
     expect(change.statusCode).toBe(200);
     const row = await ctx.app.deps.db.selectFrom('user').select('userType').where('id', '=', uid).executeTakeFirstOrThrow();
     expect(row.userType).toBe('manager');
+    // Searched by the role's name as the page shows it.
+    const gestionnaires = await ctx.app.inject({ method: 'GET', url: '/app/api/admin/users?q=gestionnaire', headers: { cookie: admin.cookie } });
+    expect(gestionnaires.json().data.map((u: { uid: string }) => u.uid)).toContain(uid);
+    expect(gestionnaires.json().data.every((u: { userType: string }) => u.userType === 'manager')).toBe(true);
     const bad = await ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${uid}/role`, headers: { cookie: admin.cookie }, payload: { role: 'roi' } });
     expect(bad.statusCode).toBe(400);
     const byUser = await ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${uid}/role`, headers: { cookie: user.cookie }, payload: { role: 'admin' } });
     expect(byUser.statusCode).toBe(403);
+  });
+
+  it('keeps one admin when the last two take each other’s role at the same moment', async () => {
+    await ctx.app.deps.db.updateTable('user').set({ userType: 'habitant' }).where('userType', '=', 'admin').execute();
+    const a = await signUp();
+    const b = await signUp();
+    await setRole(String(a.body.email), 'admin');
+    await setRole(String(b.body.email), 'admin');
+    const retirer = (par: typeof a, cible: typeof b) =>
+      ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${cible.res.json().data.uid}/role`, headers: { cookie: par.cookie }, payload: { role: 'habitant' } });
+    const reponses = await Promise.all([retirer(a, b), retirer(b, a)]);
+    expect(reponses.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    expect(reponses.find((r) => r.statusCode === 409)!.json().error).toMatchObject({ code: 'LAST_ADMIN', message: expect.stringMatching(/^Il doit rester au moins un administrateur/u) });
+    expect(await ctx.app.deps.db.selectFrom('user').select('id').where('userType', '=', 'admin').execute()).toHaveLength(1);
   });
 
   it('gives manager and admin only to a confirmed e-mail address, saying why in French; back to habitant always', async () => {

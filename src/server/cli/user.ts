@@ -21,7 +21,7 @@ export async function run(args: string[], env: Record<string, string | undefined
     const result = await new CompteRepository(db).setRole({ email }, role);
     if (!result.ok && result.raison === 'introuvable') return { code: 1, out: `Aucun compte n’a l’adresse ${email} : créez d’abord le compte sur le site.` };
     // Manager and admin read every request: only for an address its owner has confirmed.
-    if (!result.ok) return { code: 1, out: `Rôle non modifié. ${adresseNonConfirmee(result.email)}` };
+    if (!result.ok && result.raison === 'adresse-non-confirmee') return { code: 1, out: `Rôle non modifié. ${adresseNonConfirmee(result.email)}` };
     return { code: 0, out: `${email} a maintenant le rôle ${role}.` };
   } finally {
     await db.destroy();

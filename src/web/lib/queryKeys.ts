@@ -12,7 +12,7 @@ export const cles = {
   informationsLegales: ['informations-legales'],
   profilPublic: (uid: string | undefined) => ['profil-public', uid],
   utilisateurs: ['utilisateurs'],
-  rechercheUtilisateurs: (q: string) => ['utilisateurs', q],
+  rechercheUtilisateurs: (q: string, page: number) => ['utilisateurs', q, page],
   adresses: (q: string) => ['adresses', q],
   demandes: ['demandes'],
   demande: (numeroUnique: string) => ['demandes', 'detail', numeroUnique],

@@ -9,7 +9,11 @@ export function placeSlugs(ville: string, quartier: string): { villeSlug: string
   return { villeSlug: slugify(ville), quartierSlug: slugify(quartier) };
 }
 
-export type ChangementDeRole = { ok: true } | { ok: false; raison: 'introuvable' } | { ok: false; raison: 'adresse-non-confirmee'; email: string };
+export type ChangementDeRole =
+  | { ok: true }
+  | { ok: false; raison: 'introuvable' }
+  | { ok: false; raison: 'dernier-admin' }
+  | { ok: false; raison: 'adresse-non-confirmee'; email: string };
 
 /** Every SQL statement on accounts, their profiles and their follows. */
 export class CompteRepository {
@@ -63,19 +67,33 @@ export class CompteRepository {
 
   /**
    * Sets a role by id or by e-mail, the one place that does (admin page and CLI): manager and admin only
-   * for a confirmed e-mail address, checked in the same statement as the change.
+   * for a confirmed e-mail address, checked in the same statement as the change. With `garderUnAdmin` (the admin
+   * page), the last admin keeps the role: every admin's row is locked first (a no-op update: PostgreSQL row locks;
+   * SQLite writes one transaction at a time), so that two admins taking each other's role at once cannot both pass.
    */
-  async setRole(where: { id: string } | { email: string }, role: Role): Promise<ChangementDeRole> {
-    let query = this.db.updateTable('user').set({ userType: role });
-    query = 'id' in where ? query.where('id', '=', where.id) : query.where('email', '=', where.email);
-    // `is true`: a literal, read alike by PostgreSQL's boolean and SQLite's 0/1.
-    if (roleExigeAdresseConfirmee(role)) query = query.where('emailVerified', 'is', true);
-    const result = await query.executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) return { ok: true };
-    let select = this.db.selectFrom('user').select(['email', 'emailVerified']);
-    select = 'id' in where ? select.where('id', '=', where.id) : select.where('email', '=', where.email);
-    const user = await select.executeTakeFirst();
-    return user ? { ok: false, raison: 'adresse-non-confirmee', email: user.email } : { ok: false, raison: 'introuvable' };
+  async setRole(where: { id: string } | { email: string }, role: Role, options: { garderUnAdmin?: boolean } = {}): Promise<ChangementDeRole> {
+    return this.db.transaction().execute(async (trx) => {
+      if (options.garderUnAdmin && role !== 'admin') {
+        await trx
+          .updateTable('user')
+          .set((eb) => ({ userType: eb.ref('userType') }))
+          .where('userType', '=', 'admin')
+          .execute();
+        const admins = await trx.selectFrom('user').select(['id', 'email']).where('userType', '=', 'admin').execute();
+        const cible = admins.find((a) => ('id' in where ? a.id === where.id : a.email === where.email));
+        if (cible && admins.length === 1) return { ok: false, raison: 'dernier-admin' };
+      }
+      let query = trx.updateTable('user').set({ userType: role });
+      query = 'id' in where ? query.where('id', '=', where.id) : query.where('email', '=', where.email);
+      // `is true`: a literal, read alike by PostgreSQL's boolean and SQLite's 0/1.
+      if (roleExigeAdresseConfirmee(role)) query = query.where('emailVerified', 'is', true);
+      const result = await query.executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) return { ok: true };
+      let select = trx.selectFrom('user').select(['email', 'emailVerified']);
+      select = 'id' in where ? select.where('id', '=', where.id) : select.where('email', '=', where.email);
+      const user = await select.executeTakeFirst();
+      return user ? { ok: false, raison: 'adresse-non-confirmee', email: user.email } : { ok: false, raison: 'introuvable' };
+    });
   }
 
   /** Newest first. */

@@ -10,12 +10,14 @@ import {
   PAGE_UTILISATEURS,
   profilPersonnelSchema,
   profilPublicSchema,
+  ROLES,
   roleSchema,
   uidSchema,
   utilisateursQuerySchema,
 } from '../../../domain/compte.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { foldForSearch } from '../../../domain/normalise.js';
+import { labelOf } from '../../../domain/options.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ACTIVITY_WRITE_EVERY_MS, sessionEnds } from '../../auth/sessions.js';
@@ -172,7 +174,8 @@ export function routesAdmin({ repository }: Deps) {
         const { q, page } = request.query;
         const rows = await repository.listAll();
         const folded = foldForSearch(q);
-        const matching = folded ? rows.filter((u) => foldForSearch(`${u.prenom} ${u.nom} ${u.email} ${u.userType}`).includes(folded)) : rows;
+        // The role as the page shows it too (« gestionnaire », « administrateur »).
+        const matching = folded ? rows.filter((u) => foldForSearch(`${u.prenom} ${u.nom} ${u.email} ${u.userType} ${labelOf(ROLES, u.userType)}`).includes(folded)) : rows;
         return { data: matching.slice((page - 1) * PAGE_UTILISATEURS, page * PAGE_UTILISATEURS).map(toPersonnel), total: matching.length };
       },
     );
@@ -185,8 +188,10 @@ export function routesAdmin({ repository }: Deps) {
         const { uid } = request.params;
         const { role } = request.body;
         if (uid === admin.id && role !== 'admin') throw new ApiError(409, 'LAST_ADMIN', 'Vous ne pouvez pas retirer vos propres droits d’administrateur.');
-        const result = await repository.setRole({ id: uid }, role);
+        const result = await repository.setRole({ id: uid }, role, { garderUnAdmin: true });
         if (!result.ok && result.raison === 'introuvable') throw new ApiError(404, 'NOT_FOUND', MESSAGES.habitantIntrouvable);
+        // Another admin took this one's role at the same moment: one admin stays.
+        if (!result.ok && result.raison === 'dernier-admin') throw new ApiError(409, 'LAST_ADMIN', 'Il doit rester au moins un administrateur : ce compte est le dernier.');
         if (!result.ok) throw new ApiError(409, 'EMAIL_NON_CONFIRME', adresseNonConfirmee(result.email));
         request.log.info({ by: admin.id, uid, role }, 'role changed');
         return { data: toPersonnel(await found(repository, uid)) };

@@ -47,6 +47,22 @@ describe('/admin/utilisateurs', () => {
     expect(await screen.findByText('3 comptes')).toBeInTheDocument();
   });
 
+  it('pages past 50 accounts: the next page is asked for, and a new search starts again at its first page', async () => {
+    largeurDeFenetre(1280);
+    answers['GET /app/api/admin/users?'] = (call) => {
+      const page = Number(new URL(call.url, 'http://x').searchParams.get('page'));
+      return { status: 200, body: { data: page === 2 ? [compte('dernier', 'Zoé', 'Dernière', true)] : comptes, total: 51 } };
+    };
+    renderWithProviders(<UtilisateursPage />);
+    expect(await screen.findByText('51 comptes')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Page 2' }));
+    expect(await screen.findByText('Zoé Dernière')).toBeInTheDocument();
+    expect(calls.some((c) => c.url.includes('page=2'))).toBe(true);
+    await userEvent.type(screen.getByLabelText('Rechercher'), 'zo');
+    await screen.findByText('Élodie Martin');
+    expect(calls.at(-1)!.url).toMatch(/q=zo&page=1$/u);
+  });
+
   it('says « 1 compte » and « 0 compte » in the singular', async () => {
     largeurDeFenetre(1280);
     comptes = [ADMIN];

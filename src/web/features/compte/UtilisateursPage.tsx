@@ -1,7 +1,7 @@
-import { Alert, Badge, Card, Group, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Card, Group, Loader, NativeSelect, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
-import { ROLES, type ProfilPersonnel, type Role } from '../../../domain/compte.js';
+import { PAGE_UTILISATEURS, ROLES, type ProfilPersonnel, type Role } from '../../../domain/compte.js';
 import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
 import { formatJour } from '../../../domain/dates.js';
 import { labelOf } from '../../../domain/options.js';
@@ -17,7 +17,11 @@ export function UtilisateursPage() {
   const { data: moi, isPending } = useMoi();
   const [q, setQ] = useState('');
   const [debounced] = useDebouncedValue(q, 300);
-  const users = useUtilisateurs(debounced, moi?.userType === 'admin');
+  // 50 accounts a page (the server's); a new search starts at its first page.
+  const [page, setPage] = useState({ q: '', n: 1 });
+  const numero = page.q === debounced ? page.n : 1;
+  const users = useUtilisateurs(debounced, numero, moi?.userType === 'admin');
+  const pages = users.data ? Math.max(1, Math.ceil(users.data.total / PAGE_UTILISATEURS)) : 1;
   const changement = useChangementRole();
   // Below Mantine's sm (48em) the accounts stack as cards: a table's last column, the role, would be off screen.
   const etroit = useMediaQuery('(max-width: 47.99em)');
@@ -116,6 +120,17 @@ export function UtilisateursPage() {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
+          )}
+          {pages > 1 && (
+            <Pagination
+              total={pages}
+              value={Math.min(numero, pages)}
+              onChange={(n) => setPage({ q: debounced, n })}
+              getItemProps={(n) => ({ 'aria-label': `Page ${n}` })}
+              getControlProps={(control) => ({
+                'aria-label': { first: 'Première page', previous: 'Page précédente', next: 'Page suivante', last: 'Dernière page' }[control],
+              })}
+            />
           )}
         </>
       )}

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Inscription, ProfilPersonnel, ProfilPublic, Role, Visibilite } from '../../../domain/compte.js';
 import { apiFetch, sendJson } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
@@ -116,11 +116,13 @@ export function useNouveauMotDePasse() {
   });
 }
 
-export function useUtilisateurs(q: string, enabled: boolean) {
+export function useUtilisateurs(q: string, page: number, enabled: boolean) {
   return useQuery({
-    queryKey: cles.rechercheUtilisateurs(q),
-    queryFn: () => apiFetch<{ data: ProfilPersonnel[]; total: number }>(`/admin/users?q=${encodeURIComponent(q)}`),
+    queryKey: cles.rechercheUtilisateurs(q, page),
+    queryFn: () => apiFetch<{ data: ProfilPersonnel[]; total: number }>(`/admin/users?q=${encodeURIComponent(q)}&page=${page}`),
     enabled,
+    // The page shown stays while the next one loads.
+    placeholderData: keepPreviousData,
   });
 }
 
