@@ -38,4 +38,22 @@ describe('a search field bound to the address', () => {
       vi.useRealTimers();
     }
   });
+
+  it('keeps the space typed between two words while the address holds the search without it', () => {
+    vi.useFakeTimers();
+    try {
+      const envoyer = vi.fn<(value: string) => void>();
+      const { result, rerender } = renderHook(({ adresse }) => useRechercheDansLAdresse(adresse, envoyer), { initialProps: { adresse: '' } });
+      act(() => result.current[1]('jean '));
+      act(() => void vi.advanceTimersByTime(300));
+      expect(envoyer).toHaveBeenLastCalledWith('jean ');
+      // The address reads its search trimmed (listeDepuisAdresse): the field's own search, not another one.
+      rerender({ adresse: 'jean' });
+      expect(result.current[0]).toBe('jean ');
+      act(() => result.current[1]('jean dupont'));
+      expect(result.current[0]).toBe('jean dupont');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -15,7 +15,8 @@ export function useRechercheDansLAdresse(adresse: string, envoyer: (value: strin
   const [envoyee, setEnvoyee] = useState(adresse);
   if (adresse !== vue) {
     setVue(adresse);
-    if (adresse !== envoyee) {
+    // The address holds a search trimmed (« jean » for the « jean » and a space the field sent): its own still.
+    if (adresse.trim() !== envoyee.trim()) {
       setEnvoyee(adresse);
       setQ(adresse);
     }
