@@ -66,6 +66,8 @@ beforeEach(() => {
   answers['GET /app/api/logement?'] = () => ({ status: 200, body: { data: lignes, total, totalExact: true } });
   answers['POST /app/api/logement/update/status'] = ({ body }) => {
     const corps = body as { logementId: string; newStatus: string };
+    // Kept, as the server does: the list read again after the change shows it.
+    lignes = lignes.map((l) => (l.numeroUnique === corps.logementId ? { ...l, statutDeLaDemande: corps.newStatus as LigneDemande['statutDeLaDemande'] } : l));
     return {
       status: 200,
       body: { data: { numeroUnique: corps.logementId, statutDeLaDemande: corps.newStatus, updatedAt: '2026-03-01T10:00:00.000Z', annulation: null } },
@@ -162,6 +164,31 @@ describe('the managers’ list', () => {
     expect(select).toHaveValue('En cours de traitement');
     expect(select).toHaveAttribute('data-statut', 'En cours de traitement');
     await waitFor(() => expect(changements()).toEqual([{ logementId: '013liste0002', newStatus: 'En cours de traitement' }]));
+  });
+
+  it('reads the list and its counts again after a status change, live stream or not', async () => {
+    largeurDeFenetre(1280);
+    answers['GET /app/api/logement/compteurs'] = () => ({ status: 200, body: { data: { toutes: 2, parStatut: {}, onglets: {} } } });
+    page();
+    const user = userEvent.setup();
+    const select = await screen.findByRole('combobox', { name: 'Statut de la demande n° 013liste0002' });
+    const avant = listes().length;
+    await user.click(select);
+    await user.click(within(screen.getByRole('listbox', { name: 'Statut de la demande n° 013liste0002' })).getByRole('option', { name: 'En cours de traitement' }));
+    await waitFor(() => expect(changements()).toHaveLength(1));
+    await waitFor(() => expect(listes().length).toBeGreaterThan(avant));
+  });
+
+  it('goes to the last page when the page shown is past the end (its rows left), rather than « aucune demande »', async () => {
+    largeurDeFenetre(1280);
+    answers['GET /app/api/logement?'] = (call) =>
+      new URL(call.url, 'http://x').searchParams.get('page') === '3'
+        ? { status: 200, body: { data: [], total: 20, totalExact: true } }
+        : { status: 200, body: { data: lignes, total: 20, totalExact: true } };
+    renderWithProviders(<ListeDemandesPage />, { url: '/logement/list?page=3&pageSize=10' });
+    expect(await screen.findByRole('combobox', { name: 'Statut de la demande n° 013liste0001' })).toBeInTheDocument();
+    expect(listes().at(-1)).toMatch(/page=2/u);
+    expect(screen.queryByText(/Aucune demande/u)).toBeNull();
   });
 
   it('changes nothing while the arrows move through the statuses, only on Enter (RGAA 7.4)', async () => {

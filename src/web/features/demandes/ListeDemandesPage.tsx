@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, Checkbox, CloseButton, Group, Loader, NativeSelect, Pagination, SegmentedControl, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -141,6 +141,15 @@ function Liste() {
       ? Math.max(1, Math.ceil(data.total / params.pageSize))
       : Math.max(Math.ceil(data.total / params.pageSize) + 1, params.page + (data.data.length === params.pageSize ? 1 : 0));
 
+  // A page past the end (its last rows changed status or left, an old bookmark): the list goes to its last page
+  // rather than saying no request matches beside a count of them.
+  const derniere = data && data.data.length === 0 && data.total > 0 ? Math.max(1, Math.ceil(data.total / params.pageSize)) : null;
+  const audela = derniere !== null && derniere < params.page;
+  useEffect(() => {
+    if (audela) update({ page: derniere });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `update` is new at each render; the page is what counts
+  }, [audela, derniere]);
+
   function sortBy(key: Tri) {
     update({ sort: key, order: params.sort === key && params.order === 'asc' ? 'desc' : 'asc', page: 1 });
   }
@@ -273,7 +282,7 @@ function Liste() {
         onLance={() => setChoisis({ liste: '', numeros: [] })}
         onFerme={() => titre.current?.focus()}
       />
-      {isPending ? (
+      {isPending || audela ? (
         <Loader role="progressbar" aria-label="Chargement des demandes" />
       ) : data && data.data.length === 0 ? (
         <AucuneDemande

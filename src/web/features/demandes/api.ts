@@ -169,7 +169,7 @@ function setStatutDansLesListes(queryClient: QueryClient, numeroUnique: string, 
 
 /**
  * A manager sets a request's status from the list: the row changes at once; if the server refuses,
- * it goes back (the caller says why).
+ * it goes back (the caller says why); once done, the list and its counts are read again.
  */
 export function useChangementStatut(params: ListeQuery) {
   const queryClient = useQueryClient();
@@ -194,6 +194,8 @@ export function useChangementStatut(params: ListeQuery) {
     onError: (_error, _variables, snapshot) => {
       if (snapshot) queryClient.setQueryData(snapshot.key, snapshot.previous);
     },
+    // The tabs' and statuses' counts, and a tab the request leaves: read again, whether the live stream is up or not.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: cles.listes }),
   });
 }
 
