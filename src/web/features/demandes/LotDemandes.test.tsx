@@ -127,3 +127,22 @@ describe('bulk « Confier à… »', () => {
     expect(calls.some((c) => c.method === 'POST')).toBe(false);
   });
 });
+
+describe('a bulk confirmation closed with « Annuler »', () => {
+  it('leaves nothing for the next one: no former refusal, no reason typed', async () => {
+    answers['POST /app/api/lots'] = { status: 409, body: { error: { code: 'LOT_EN_COURS', message: 'Un traitement par lot est déjà en cours : attendez qu’il se termine.' } } };
+    renderWithProviders(
+      <BarreDeLot choix={{ mode: 'numeros', numeros: ['013lotan0001'] }} params={listeQuerySchema.parse({})} page={10} total={20} totalExact onToutLeFiltre={() => {}} onLance={() => {}} />,
+    );
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Suivre ces demandes' }));
+    let dialog = await screen.findByRole('dialog', { name: 'Suivre 1 demande ?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Suivre' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('déjà en cours');
+    await user.click(within(dialog).getByRole('button', { name: 'Annuler' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    await user.click(screen.getByRole('button', { name: 'Suivre ces demandes' }));
+    dialog = await screen.findByRole('dialog', { name: 'Suivre 1 demande ?' });
+    expect(within(dialog).queryByRole('alert')).toBeNull();
+  });
+});

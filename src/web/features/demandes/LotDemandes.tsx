@@ -66,6 +66,15 @@ export function BarreDeLot({
   /** « Confier à… »: the colleague chosen in the confirmation, and whether « Confier » was pressed without one. */
   const [collegueId, setCollegueId] = useState('');
   const [sansCollegue, setSansCollegue] = useState(false);
+  // The confirmation closed without launching (« Annuler », Escape, the close button): nothing of it stays for the
+  // next one — its refusal, the reason typed (a refusal's, which a « Radiée » would otherwise mail to every person).
+  const abandonner = () => {
+    if (lancer.isPending) return;
+    lancer.reset();
+    setAConfirmer(null);
+    setSansCollegue(false);
+    setMotif('');
+  };
   const gestionnaires = useGestionnaires(aConfirmer?.type === 'confier');
   const { data: moi } = useMoi();
   const collegue = gestionnaires.data?.find((g) => g.id === collegueId);
@@ -176,12 +185,7 @@ export function BarreDeLot({
       </Stack>
       <Dialog
         opened={aConfirmer !== null}
-        onClose={() => {
-          if (lancer.isPending) return;
-          lancer.reset();
-          setAConfirmer(null);
-          setSansCollegue(false);
-        }}
+        onClose={abandonner}
         title={
           aConfirmer?.type === 'statut'
             ? `Passer ${demandes(n)} à « ${aConfirmer.statut} » ?`
@@ -197,7 +201,7 @@ export function BarreDeLot({
           onSubmit={envoyer}
           erreur={lancer.error && errorMessage(lancer.error, 'Le traitement n’a pas pu commencer.')}
           enCours={lancer.isPending}
-          onAnnuler={() => setAConfirmer(null)}
+          onAnnuler={abandonner}
           envoyer={
             aConfirmer?.type === 'statut'
               ? 'Changer le statut'
