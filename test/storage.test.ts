@@ -208,9 +208,13 @@ describe('sweep of interrupted writes', () => {
       const again = await buildApp(ctx.config, { logger: false });
       await again.close();
     } else {
-      // PostgreSQL: the start-up sweep takes a second look 20 s later (other instances may share DATA_DIR).
+      // PostgreSQL: the start-up sweep takes a second look 20 s later (other instances may share DATA_DIR), and spares
+      // a temp file younger than a request's longest life: another instance's upload may still need it.
+      const sparing = await sweepLeftovers(sweepDeps(), { olderThanMs: 0, tempsOlderThanMs: STALE_MS, secondLookAfterMs: 1, wait: async () => {} });
+      expect(sparing).toEqual({ temp: 0, orphans: 1, stubs: 1 });
+      expect(fs.existsSync(path.join(uploadsOf(), '.tmp', 'cut-a'))).toBe(true);
       const removed = await sweepLeftovers(sweepDeps(), { olderThanMs: 0, secondLookAfterMs: 1, wait: async () => {} });
-      expect(removed).toEqual({ temp: 1, orphans: 1, stubs: 1 });
+      expect(removed).toEqual({ temp: 1, orphans: 0, stubs: 0 });
     }
     expect(filesUnder(uploadsOf()).sort()).toEqual([...kept].sort());
     expect(fs.readdirSync(mailDirOf()).sort()).toEqual(mails.sort());

@@ -51,8 +51,9 @@ const SECOND_LOOK_MS = 20_000;
  * Leftovers of interrupted writes (docs/operations.md « Après un arrêt brutal »): upload temp files,
  * stored files without their document row, mail stubs. At start, whatever their age: on SQLite this
  * process is the only writer, so nothing is under way; on PostgreSQL other instances may share DATA_DIR,
- * so what is still a leftover, unchanged, on a second look 20 s later. Then every 10 minutes, those
- * older than an hour. Stopped when the app closes.
+ * so what is still a leftover, unchanged, on a second look 20 s later, and temp files only once no request could
+ * still be writing them (an hour, or HTTP_REQUEST_TIMEOUT_S if longer). Then every 10 minutes, those older than an
+ * hour (temp files: the same bound). Stopped when the app closes.
  */
 async function balayerLesRestes(app: FastifyInstance, deps: Balayage): Promise<void> {
   let closing = false;
@@ -75,9 +76,11 @@ async function balayerLesRestes(app: FastifyInstance, deps: Balayage): Promise<v
       if (!closing) app.log.error({ err: error }, "le nettoyage des restes d’écritures interrompues a échoué");
     }
   };
+  // A temp file is an upload's until the request's longest life has passed (HTTP_REQUEST_TIMEOUT_S).
+  const tempsOlderThanMs = Math.max(STALE_MS, app.deps.config.http.requestTimeoutMs);
   if (app.deps.dbKind === 'sqlite') await balayer({ olderThanMs: 0 });
-  else void balayer({ olderThanMs: 0, secondLookAfterMs: SECOND_LOOK_MS, wait });
-  const every = setInterval(() => void balayer({ olderThanMs: STALE_MS }), SWEEP_EVERY_MS);
+  else void balayer({ olderThanMs: 0, tempsOlderThanMs, secondLookAfterMs: SECOND_LOOK_MS, wait });
+  const every = setInterval(() => void balayer({ olderThanMs: STALE_MS, tempsOlderThanMs }), SWEEP_EVERY_MS);
   every.unref();
   app.addHook('onClose', async () => {
     closing = true;

@@ -462,10 +462,10 @@ const isStub = (name: string) => name.startsWith('.') && name.endsWith('.tmp');
  * references (a crash between rename and commit), mail stubs. Profile pictures (avatars/) are never
  * candidates: they are referenced by the user's `image`, not by a document.
  */
-async function leftovers(deps: Balayage, before: number): Promise<Leftover[]> {
+async function leftovers(deps: Balayage, before: number, tempsBefore: number): Promise<Leftover[]> {
   const out: Leftover[] = [];
   for (const t of await deps.storage.temps()) {
-    if (t.modifiedAt.getTime() < before) out.push({ kind: 'temp', name: t.name, modifiedAt: t.modifiedAt.getTime() });
+    if (t.modifiedAt.getTime() < tempsBefore) out.push({ kind: 'temp', name: t.name, modifiedAt: t.modifiedAt.getTime() });
   }
   for await (const { key, modifiedAt } of deps.storage.keys()) {
     if (key.startsWith(`${AVATARS_PREFIX}/`) || modifiedAt.getTime() >= before) continue;
@@ -498,18 +498,21 @@ async function removeLeftovers(deps: Balayage, found: Leftover[]): Promise<Balay
 
 /**
  * Removes the leftovers of interrupted writes last changed more than `olderThanMs` ago (docs/operations.md
- * « Après un arrêt brutal »). With `secondLookAfterMs`, only what is still a leftover, unchanged, on a
- * second look that much later goes: an upload under way elsewhere writes its temp file at least every 15 s
- * (HTTP_BODY_RATE_WINDOW_S) and records its document within moments of the rename.
+ * « Après un arrêt brutal »), temp files more than `tempsOlderThanMs` ago (by default the same). With
+ * `secondLookAfterMs`, only what is still a leftover, unchanged, on a second look that much later goes: a stored
+ * file gets its document within moments of its rename. A temp file may wait, unchanged, as long as its upload lasts
+ * (a call's first file while the next ones arrive, an S3 object once written): another instance's are spared by
+ * `tempsOlderThanMs`, the longest a request may last.
  */
 export async function sweepLeftovers(
   deps: Balayage,
-  options: { olderThanMs: number; secondLookAfterMs?: number; wait?: (ms: number) => Promise<void> },
+  options: { olderThanMs: number; tempsOlderThanMs?: number; secondLookAfterMs?: number; wait?: (ms: number) => Promise<void> },
 ): Promise<Balayes> {
-  const first = await leftovers(deps, Date.now() - options.olderThanMs);
+  const avant = () => [Date.now() - options.olderThanMs, Date.now() - (options.tempsOlderThanMs ?? options.olderThanMs)] as const;
+  const first = await leftovers(deps, ...avant());
   if (!options.secondLookAfterMs || first.length === 0) return removeLeftovers(deps, first);
   await (options.wait ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(options.secondLookAfterMs);
-  const again = new Map((await leftovers(deps, Date.now() - options.olderThanMs)).map((l) => [`${l.kind}:${l.name}`, l]));
+  const again = new Map((await leftovers(deps, ...avant())).map((l) => [`${l.kind}:${l.name}`, l]));
   return removeLeftovers(
     deps,
     first.filter((l) => again.get(`${l.kind}:${l.name}`)?.modifiedAt === l.modifiedAt),
