@@ -111,7 +111,7 @@ function rc4(key: Buffer, data: Buffer): Buffer {
 }
 
 /** A PDF encrypted with AES-128 (empty user password) whose object 5, the OpenAction, sits in an encrypted, compressed object stream. */
-function encryptedWithObjectStream(action: string, userPassword = ''): Buffer {
+function encryptedWithObjectStream(action: string, userPassword = '', abime = false): Buffer {
   const id = randomBytes(16);
   const o = randomBytes(32);
   const p = Buffer.alloc(4);
@@ -127,6 +127,8 @@ function encryptedWithObjectStream(action: string, userPassword = ''): Buffer {
   const iv = randomBytes(16);
   const cipher = createCipheriv('aes-128-cbc', objectKey, iv);
   const data = Buffer.concat([iv, cipher.update(deflateSync(Buffer.from(header + action, 'latin1'))), cipher.final()]);
+  // Damaged: the last block changed, its padding no longer reads.
+  if (abime) data.writeUInt8(data.readUInt8(data.length - 1) ^ 0xff, data.length - 1);
   const hex = (b: Buffer) => `<${b.toString('hex')}>`;
   return handWritten(
     [
@@ -209,6 +211,14 @@ describe('PDFs with active content', () => {
     expect(refused.res.json().error.code).toBe('PDF_ACTIVE_CONTENT');
     expect(refused.rows).toHaveLength(0);
     expect(refused.unchangedOnDisk).toBe(true);
+  });
+
+  it('refuses an encrypted PDF whose encrypted part is damaged as unreadable (415 in French), not with a 500', async () => {
+    const { res, rows } = await send(encryptedWithObjectStream('<< /S /GoTo /D [3 0 R /Fit] >>', '', true));
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error.code).toBe('PDF_UNREADABLE');
+    expect(res.json().error.message).toMatch(/^Le fichier « avis\.pdf » n’a pas pu être vérifié\./u);
+    expect(rows).toHaveLength(0);
   });
 
   it('refuses a PDF that needs a password to open, saying why', async () => {

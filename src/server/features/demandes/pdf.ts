@@ -90,8 +90,14 @@ function rc4(key: Buffer, data: Buffer): Buffer {
 
 function aesCbc(key: Buffer, data: Buffer): Buffer {
   if (data.length < 32 || data.length % 16 !== 0) return Buffer.alloc(0);
-  const decipher = createDecipheriv(key.length === 32 ? 'aes-256-cbc' : 'aes-128-cbc', key, data.subarray(0, 16));
-  return Buffer.concat([decipher.update(data.subarray(16)), decipher.final()]);
+  // A key of another length (a /Length the file states wrongly) or padding that does not read (a damaged file).
+  if (key.length !== 16 && key.length !== 32) throw new Illisible('clé de chiffrement de longueur inattendue');
+  try {
+    const decipher = createDecipheriv(key.length === 32 ? 'aes-256-cbc' : 'aes-128-cbc', key, data.subarray(0, 16));
+    return Buffer.concat([decipher.update(data.subarray(16)), decipher.final()]);
+  } catch {
+    throw new Illisible('partie chiffrée abîmée');
+  }
 }
 
 /** Algorithm 2.B (revision 6) with the empty password. */
