@@ -278,6 +278,20 @@ describe('file names', () => {
     expect(safeFileName('a<b>c|d?.PNG')).toBe('a_b_c_d.png');
     expect(safeFileName('???.pdf')).toBe('document.pdf');
     expect(safeFileName(`${'é'.repeat(300)}.pdf`)).toBe(`${'é'.repeat(80)}.pdf`);
+    // Letters of 4 bytes: as many as fit in 180 bytes, so that the stored name stays within a disk's 255 bytes.
+    expect(safeFileName(`${'𠀀'.repeat(90)}.pdf`)).toBe(`${'𠀀'.repeat(45)}.pdf`);
+  });
+
+  it('stores and serves a document named with 90 letters of 4 bytes (a name past a disk’s 255 bytes gave a 500)', async () => {
+    const key = await newRequest('013nomlong01');
+    const nom = `${'𝐀'.repeat(90)}.pdf`;
+    const res = await upload('013nomlong01', key, [{ field: 'tax', name: nom, content: SAMPLES.pdf }]);
+    expect(res.statusCode, res.body).toBe(201);
+    const doc = res.json().data.documents.tax[0] as { id: string; name: string };
+    expect(doc.name).toBe(nom);
+    const lu = await ctx.app.inject({ method: 'GET', url: `/app/api/logement/013nomlong01/documents/${doc.id}`, headers: { 'x-access-key': key } });
+    expect(lu.statusCode).toBe(200);
+    expect(lu.rawPayload.equals(SAMPLES.pdf)).toBe(true);
   });
 });
 

@@ -31,6 +31,24 @@ import type { DocumentVueRow } from './lecture-statut.js';
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
 const SNIFF_BYTES = 4100;
 const NAME_STEM_MAX = 80;
+/**
+ * And in bytes (UTF-8): a disk takes names of 255 bytes at most, the stored name adds the block before it (`identity-`)
+ * and the extension after; 80 letters of 4 bytes (a script outside the first plane, « fancy » letters pasted from a
+ * web site: 𝐀𝐁𝐂) passed, and the file could not be written.
+ */
+const NAME_STEM_MAX_OCTETS = 180;
+
+/** The longest start of `stem` within NAME_STEM_MAX letters and NAME_STEM_MAX_OCTETS bytes. */
+function debutDuNom(stem: string): string {
+  let octets = 0;
+  let out = '';
+  for (const lettre of [...stem].slice(0, NAME_STEM_MAX)) {
+    octets += Buffer.byteLength(lettre);
+    if (octets > NAME_STEM_MAX_OCTETS) break;
+    out += lettre;
+  }
+  return out;
+}
 
 /** A file name safe on any disk: no path, no control or shell characters, letters of any script kept. */
 export function safeFileName(original: string): string {
@@ -42,7 +60,7 @@ export function safeFileName(original: string): string {
     .replace(/\.{2,}/gu, '.')
     .replace(/_+/gu, '_')
     .replace(/^[._-]+|[._-]+$/gu, '');
-  return `${[...stem].slice(0, NAME_STEM_MAX).join('') || 'document'}${ext}`;
+  return `${debutDuNom(stem).replace(/[._-]+$/u, '') || 'document'}${ext.slice(0, 10)}`;
 }
 
 /**
