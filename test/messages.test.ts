@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
+import { effacerDemande } from '../src/server/features/demandes/effacement.js';
+import { DemandesRepository } from '../src/server/features/demandes/repository.js';
+import { InstructionRepository } from '../src/server/features/instruction/repository.js';
+import { MessagesRepository } from '../src/server/features/messages/repository.js';
+import { MessagesService } from '../src/server/features/messages/service.js';
 import { createAccount, createTestApp, demande, filesUnder, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 // Messages between the town hall and the applicant (issue 12 point 5).
@@ -93,6 +98,36 @@ describe('messages', () => {
     expect(await nonLus()).toBe(1);
     expect((await call('POST', '/logement/017msg000001/messages/lus', { cookie: manager.cookie })).statusCode).toBe(204);
     expect(await nonLus()).toBe(0);
+  });
+
+  it('are not written on a request erased after it was read: 404, no message, no e-mail to the person', async () => {
+    const cree = await call('POST', '/logement', {}, demande({ numeroUnique: '017msgeff001', email: 'efface.pendant@example.org' }));
+    expect(cree.statusCode).toBe(201);
+    const { db, dbKind, mailer, bus, storage, config, now } = ctx.app.deps;
+    const demandes = new DemandesRepository(db, dbKind, now);
+    const lue = (await demandes.findByNumero('017msgeff001'))!;
+    // The manager's page read it; the person withdraws it; then the manager's message arrives.
+    await effacerDemande({ repository: demandes, storage, mailer, bus }, lue.id, 'retrait', null, new Date());
+    const service = new MessagesService({ repository: new MessagesRepository(db), suivi: new InstructionRepository(db), demandes, mailer, bus, config, now });
+    await expect(service.ecrire(lue, 'mairie', manager.uid, 'Votre dossier est complet.', ctx.app.log)).rejects.toMatchObject({ statusCode: 404 });
+    expect(await db.selectFrom('messages').select('id').where('housingRequestId', '=', lue.id).execute()).toEqual([]);
+    expect(await db.selectFrom('mailOutbox').select('id').where('housingRequestId', '=', lue.id).execute()).toEqual([]);
+  });
+
+  it('let their attachments go when the message fails before they are recorded: no temp file stays', async () => {
+    const { db, dbKind, mailer, bus, storage, config, now } = ctx.app.deps;
+    const demandes = new DemandesRepository(db, dbKind, now);
+    const lue = (await demandes.findByNumero('017msg000001'))!;
+    // A received attachment, large enough to wait in a temp file.
+    const temp = storage.createTemp();
+    await new Promise<void>((resolve, reject) => temp.stream.end(Buffer.alloc(400_000, 1), () => resolve()).once('error', reject));
+    const avant = (await storage.temps()).length;
+    expect(avant).toBeGreaterThan(0);
+    const pieces = { texte: 'x', fichiers: 1, noms: ['a.pdf'], enregistrer: async () => [], abandonner: () => temp.discard() };
+    const enPanne = { destinataire: async () => Promise.reject(new Error('base indisponible')) };
+    const service = new MessagesService({ repository: new MessagesRepository(db), suivi: enPanne, demandes, mailer, bus, config, now });
+    await expect(service.ecrire(lue, 'demandeur', null, 'Voici le document.', ctx.app.log, pieces)).rejects.toThrow('base indisponible');
+    expect((await storage.temps()).length).toBe(avant - 1);
   });
 
   it('refuse an empty message and one over 4,000 characters, in French', async () => {

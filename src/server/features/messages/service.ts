@@ -1,13 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Message } from '../../../domain/messages.js';
+import { MESSAGES } from '../../../domain/erreurs.js';
 import type { Statut } from '../../../domain/statut.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import type { DemandeRow, DocumentRow, MessageTable } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
 import type { EventBus } from '../../events/index.js';
 import type { Mailer } from '../../mail/index.js';
 import type { PiecesRecues } from '../demandes/upload.js';
 import { documentInfo } from '../demandes/vues.js';
+import type { DemandesRepository } from '../demandes/repository.js';
 import type { InstructionRepository } from '../instruction/repository.js';
 import { mailMessageDemandeur, mailMessageMairie } from './mails.js';
 import type { Cote, MessageLu, MessagesRepository } from './repository.js';
@@ -26,6 +29,8 @@ export class MessagesService {
       repository: MessagesRepository;
       /** Which manager hears of the applicant's message (features/instruction). */
       suivi: Pick<InstructionRepository, 'destinataire'>;
+      /** The request read again, locked, in the message's transaction (features/demandes). */
+      demandes: Pick<DemandesRepository, 'findForUpdate'>;
       mailer: Mailer;
       bus: EventBus;
       config: Pick<Config, 'publicUrl'>;
@@ -59,11 +64,21 @@ export class MessagesService {
   async ecrire(demande: DemandeRow, de: Cote, auteurUserId: string | null, texte: string, log: FastifyBaseLogger, pieces?: PiecesRecues): Promise<Message> {
     const { repository, mailer, config } = this.deps;
     const le = this.deps.now().toISOString();
-    const gestionnaire = de === 'demandeur' ? await this.deps.suivi.destinataire(demande.id) : null;
+    let gestionnaire: { email: string; suit: boolean } | null = null;
+    try {
+      if (de === 'demandeur') gestionnaire = await this.deps.suivi.destinataire(demande.id);
+    } catch (error) {
+      // The attachments received are let go (their temp files, the memory they hold): they will never be recorded.
+      await pieces?.abandonner();
+      throw error;
+    }
     let ecrit: MessageTable | undefined;
     const ecrire = async (trx: Db, noms: readonly string[]) => {
+      // Withdrawn or erased since it was read (its thread and mails are gone with it): nothing is written, no one told.
+      const encore = await this.deps.demandes.findForUpdate('', demande.id, trx);
+      if (!encore) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
       ecrit = await repository.ajouter({ housingRequestId: demande.id, de, auteurUserId, texte, le }, trx);
-      if (de === 'mairie') await mailer.enqueue(mailMessageMairie(demande, config.publicUrl, texte, noms), { trx, demandeId: demande.id });
+      if (de === 'mairie') await mailer.enqueue(mailMessageMairie(encore, config.publicUrl, texte, noms), { trx, demandeId: demande.id });
       else if (gestionnaire) await mailer.enqueue(mailMessageDemandeur(demande, config.publicUrl, gestionnaire.email, gestionnaire.suit), { trx, demandeId: demande.id });
       return ecrit.id;
     };
