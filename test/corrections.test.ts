@@ -183,6 +183,25 @@ describe('a round trip of corrections', () => {
     expect(await faites(manager.email)).toHaveLength(1);
   });
 
+  it.runIf(process.env.DATABASE_URL !== undefined)('refuses the deletion of a document a manager accepted while the deletion waited (PostgreSQL)', async () => {
+    await creer('015corr0010');
+    const docId = (await envoyer('015corr0010', [{ field: 'tax', name: 'avis.pdf' }])).tax![0]!.id;
+    expect((await call('PUT', `/logement/015corr0010/documents/${docId}/avis`, { cookie: manager.cookie }, { avis: 'a-remplacer', motif: 'Illisible' })).statusCode).toBe(200);
+    expect((await call('POST', '/logement/update/status', { cookie: manager.cookie }, { logementId: '015corr0010', newStatus: 'Passage CAL' })).statusCode).toBe(200);
+    const db = ctx.app.deps.db;
+    const { id } = await db.selectFrom('housingRequests').select('id').where('numeroUnique', '=', '015corr0010').executeTakeFirstOrThrow();
+    let suppression: Promise<{ statusCode: number }> | undefined;
+    // A review holds the request and accepts the document; the applicant's deletion, already checked, waits for it.
+    await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('housingRequests').select('id').where('id', '=', id).forUpdate().execute();
+      await trx.updateTable('documents').set({ avis: 'accepte', avisMotif: null }).where('id', '=', docId).execute();
+      suppression = call('DELETE', `/logement/015corr0010/documents/${docId}`, { 'x-access-key': keys['015corr0010']! });
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    expect((await suppression!).statusCode).toBe(409);
+    expect(await db.selectFrom('documents').select('id').where('id', '=', docId).execute()).toHaveLength(1);
+  });
+
   it('once done, a new request for corrections closes the previous one', async () => {
     await creer('015corr0004');
     expect((await call('POST', '/logement/015corr0004/corrections', { cookie: manager.cookie }, { motif: 'Premier tour' })).statusCode).toBe(201);

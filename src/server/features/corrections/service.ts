@@ -147,9 +147,12 @@ export class CorrectionsService {
 
   /** A manager's review of one document (null withdraws it); recorded in the audit with its block. */
   async donnerAvis(housingRequestId: string, documentId: string, managerId: string, avis: Avis | null, motif: string | null): Promise<DocumentRow> {
-    const { repository, journal } = this.deps;
+    const { repository, journal, demandes } = this.deps;
     const le = this.deps.now().toISOString();
     return repository.transaction(async (trx) => {
+      // The request locked first (PostgreSQL), as the applicant's deletion of a document does: one waits for the other,
+      // and the deletion reads the review this one gives.
+      if (!(await demandes.findForUpdate('', housingRequestId, trx))) throw documentIntrouvable();
       const doc = await repository.donnerAvis(housingRequestId, documentId, { avis, motif: avis === 'a-remplacer' ? motif : null, par: managerId, le }, trx);
       if (!doc) throw documentIntrouvable();
       await journal.journaliser({ housingRequestId, acteurUserId: managerId, action: 'revue-document', detail: detailAvis(doc, avis), le }, trx);

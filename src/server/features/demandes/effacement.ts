@@ -82,7 +82,10 @@ export async function supprimerDocument(
   const deleted = await repository.transaction(async (trx) => {
     const row = await repository.findForUpdate(demande.numeroUnique, demande.id, trx);
     if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
-    if (!peutSupprimerDocument(row.statutDeLaDemande, doc.avis)) throw new ApiError(409, 'DOCUMENT_VERROUILLE', MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE);
+    // Its review read again under the request's lock: a manager may have just accepted it (a review locks the request too).
+    const lu = await repository.findDocument(row.id, documentId, trx);
+    if (!lu) throw introuvable();
+    if (!peutSupprimerDocument(row.statutDeLaDemande, lu.avis)) throw new ApiError(409, 'DOCUMENT_VERROUILLE', MESSAGE_SUPPRESSION_DOCUMENT_REFUSEE);
     return repository.deleteDocument(row.id, documentId, at.toISOString(), trx);
   });
   if (!deleted) throw introuvable();

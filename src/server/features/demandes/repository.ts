@@ -380,8 +380,8 @@ export class DemandesRepository {
     return this.db.selectFrom('corrections').selectAll().where('housingRequestId', '=', housingRequestId).orderBy('demandeeLe').execute();
   }
 
-  findDocument(housingRequestId: string, id: string): Promise<DocumentRow | undefined> {
-    return this.db.selectFrom('documents').selectAll().where('id', '=', id).where('housingRequestId', '=', housingRequestId).executeTakeFirst();
+  findDocument(housingRequestId: string, id: string, trx: Db = this.db): Promise<DocumentRow | undefined> {
+    return trx.selectFrom('documents').selectAll().where('id', '=', id).where('housingRequestId', '=', housingRequestId).executeTakeFirst();
   }
 
   /** How many documents a request holds and their total size (the per-request quota, docs/produit.md « Documents »). */
