@@ -92,6 +92,15 @@ describe('bulk actions', () => {
     expect(motifs.map((m) => m.motif)).toEqual(['Dossier incomplet', 'Dossier incomplet', 'Dossier incomplet']);
   });
 
+  it('take the filter’s requests but those left out (`sauf`)', async () => {
+    const etat = await lot(collegue.cookie, { selection: { mode: 'filtre', requete: 'q=015lot', sauf: ['015lot000002', '015lot000005'] }, action: { type: 'suivre' } });
+    expect(etat).toMatchObject({ total: 4, faits: 4 });
+    const suivies = await ctx.app.deps.db.selectFrom('housingRequests').select('numeroUnique').where('suiviePar', '=', collegue.uid).orderBy('numeroUnique').execute();
+    expect(suivies.map((r) => r.numeroUnique)).toEqual(['015lot000001', '015lot000003', '015lot000004', '015lot000006']);
+    const laisse = await call('POST', '/lots', { cookie: collegue.cookie }, { selection: { mode: 'filtre', requete: 'q=015lot', sauf: ['pas un numéro'] }, action: { type: 'suivre' } });
+    expect(laisse.statusCode).toBe(400);
+  });
+
   it('make the manager follow the chosen requests', async () => {
     const etat = await lot(autre.cookie, { selection: { mode: 'numeros', numeros: ['015lot000005', '015lot000006'] }, action: { type: 'suivre' } });
     expect(etat).toMatchObject({ total: 2, faits: 2 });

@@ -35,6 +35,11 @@ const selectionSchema = z.discriminatedUnion(
           }
           return lue.data;
         }),
+      /** Requests of the filter left out (unticked one by one after choosing them all). */
+      sauf: z
+        .array(numeroUniqueParamSchema, { error: 'Les demandes laissées de côté sont une liste de numéros.' })
+        .max(LOT_MAX, { error: `Au plus ${LOT_MAX} demandes laissées de côté.` })
+        .default([]),
     }),
   ],
   { error: 'La sélection doit être « numeros » ou « filtre ».' },

@@ -58,7 +58,7 @@ export class LotsService {
         throw new ApiError(400, 'GESTIONNAIRE_INCONNU', MESSAGES.gestionnaireInconnu, { action: MESSAGES.gestionnaireInconnu });
       }
     }
-    const numeros = lot.selection.mode === 'numeros' ? [...new Set(lot.selection.numeros)] : await this.selection(lot.selection.requete, managerId);
+    const numeros = lot.selection.mode === 'numeros' ? [...new Set(lot.selection.numeros)] : await this.selection(lot.selection.requete, managerId, lot.selection.sauf);
     const etat: EtatLot = { id: randomUUID(), total: numeros.length, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: false };
     await this.deps.lots.oublier(iso(debut - GARDE_MS), iso(debut));
     if (!(await this.deps.lots.creerSiLibre(etat, managerId, iso(Date.now() + BAIL_LOT_MS), iso(debut)))) throw lotEnCours();
@@ -82,10 +82,12 @@ export class LotsService {
     await Promise.all(this.executions);
   }
 
-  /** Every request the list's filter matches now, in its order; more than LOT_MAX is refused. */
-  private async selection(q: ListeQuery, managerId: string): Promise<string[]> {
+  /** Every request the list's filter matches now, in its order, but those left out (`sauf`); more than LOT_MAX is refused. */
+  private async selection(q: ListeQuery, managerId: string, sauf: readonly string[]): Promise<string[]> {
+    const laisses = new Set(sauf);
     const numeros: string[] = [];
     for await (const row of this.deps.repository.stream({ ...q, suiviePar: managerId })) {
+      if (laisses.has(row.numeroUnique)) continue;
       numeros.push(row.numeroUnique);
       if (numeros.length > LOT_MAX) {
         throw new ApiError(413, 'LOT_TROP_GRAND', `Plus de ${LOT_MAX.toLocaleString('fr-FR')} demandes correspondent à ce filtre : affinez-le, ${LOT_MAX.toLocaleString('fr-FR')} au plus à la fois.`);

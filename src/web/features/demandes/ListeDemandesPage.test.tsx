@@ -225,6 +225,25 @@ describe('the managers’ list', () => {
     expect(within(barre).getByRole('button', { name: 'Choisir les 30 demandes correspondant au filtre' })).toBeInTheDocument();
   });
 
+  it('leaves one request out of the whole filter when it is unticked, and sends the rest', async () => {
+    total = 30;
+    answers['POST /app/api/lots'] = { status: 202, body: { data: { id: 'lot9', total: 29, faits: 0, inchanges: 0, completes: 0, echecs: 0, fini: false } } };
+    answers['GET /app/api/lots/lot9'] = { status: 200, body: { data: { id: 'lot9', total: 29, faits: 29, inchanges: 0, completes: 0, echecs: 0, fini: true } } };
+    page();
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('checkbox', { name: 'Choisir toutes les demandes de la page' }));
+    const barre = screen.getByRole('region', { name: 'Traitement par lot' });
+    await user.click(within(barre).getByRole('button', { name: 'Choisir les 30 demandes correspondant au filtre' }));
+    expect(within(barre).getByText(/^30 demandes choisies/u)).toBeInTheDocument();
+    await user.click(screen.getByRole('checkbox', { name: 'Choisir la demande n° 013liste0002' }));
+    expect(within(barre).getByText('29 demandes choisies (celles du filtre, 1 laissée de côté)')).toBeInTheDocument();
+    expect(screen.getByRole('checkbox', { name: 'Choisir la demande n° 013liste0001' })).toBeChecked();
+    await user.click(within(barre).getByRole('button', { name: 'Suivre ces demandes' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Suivre 29 demandes ?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Suivre' }));
+    await waitFor(() => expect(calls.find((c) => c.method === 'POST' && c.url === '/app/api/lots')?.body).toMatchObject({ selection: { mode: 'filtre', sauf: ['013liste0002'] } }));
+  });
+
   it('shows each request as a card on a phone, no table, with its status, selection and sort', async () => {
     largeurDeFenetre(375);
     total = 30;

@@ -177,15 +177,26 @@ function Liste() {
   // Where the focus goes when the bulk work's bar closes with nothing left of it.
   const titre = useRef<HTMLHeadingElement>(null);
   // The rows chosen for bulk work: forgotten when the list shows other rows (search, filter, sort, page).
-  const [choisis, setChoisis] = useState<{ liste: string; numeros: string[] | 'filtre' }>({ liste: '', numeros: [] });
+  // Either some numéros, or every request of the filter but those unticked since (`sauf`).
+  const [choisis, setChoisis] = useState<{ liste: string; numeros: string[] | { sauf: string[] } }>({ liste: '', numeros: [] });
   const cetteListe = `${requeteDeVue(params)}&page=${params.page}`;
   const numerosChoisis = choisis.liste === cetteListe ? choisis.numeros : [];
+  const filtre = Array.isArray(numerosChoisis) ? null : numerosChoisis;
+  const estChoisie = (numero: string) => (filtre ? !filtre.sauf.includes(numero) : (numerosChoisis as string[]).includes(numero));
   const choisir1 = (numero: string, oui: boolean) => {
-    const avant = numerosChoisis === 'filtre' ? (data?.data.map((r) => r.numeroUnique) ?? []) : numerosChoisis;
+    if (filtre) {
+      setChoisis({ liste: cetteListe, numeros: { sauf: oui ? filtre.sauf.filter((n) => n !== numero) : [...filtre.sauf, numero] } });
+      return;
+    }
+    const avant = numerosChoisis as string[];
     setChoisis({ liste: cetteListe, numeros: oui ? [...avant, numero] : avant.filter((n) => n !== numero) });
   };
   const surLaPage = data?.data.map((r) => r.numeroUnique) ?? [];
-  const tousChoisis = numerosChoisis === 'filtre' || (surLaPage.length > 0 && surLaPage.every((n) => numerosChoisis.includes(n)));
+  const tousChoisis = surLaPage.length > 0 && surLaPage.every(estChoisie);
+  const quelquesChoisis = filtre !== null || (numerosChoisis as string[]).length > 0;
+  // The page's box: ticked, the page's rows (taken back from those left out of the filter); unticked, nothing.
+  const choisirLaPage = (oui: boolean) =>
+    setChoisis({ liste: cetteListe, numeros: !oui ? [] : filtre ? { sauf: filtre.sauf.filter((n) => !surLaPage.includes(n)) } : surLaPage });
 
   function change(ligne: LigneDemande, statut: Statut, motif?: string) {
     setFailure(null);
@@ -273,12 +284,12 @@ function Liste() {
       {/* Outside what the list shows: an action that moves every row out of the list (then empty) keeps its
           progress and its count on screen, until the manager closes them. */}
       <BarreDeLot
-        choix={numerosChoisis === 'filtre' ? { mode: 'filtre', total: data?.total ?? 0 } : { mode: 'numeros', numeros: numerosChoisis }}
+        choix={filtre ? { mode: 'filtre', total: data?.total ?? 0, sauf: filtre.sauf } : { mode: 'numeros', numeros: numerosChoisis as string[] }}
         params={params}
         page={surLaPage.length}
         total={data?.total ?? 0}
         totalExact={data?.totalExact ?? true}
-        onToutLeFiltre={() => setChoisis({ liste: cetteListe, numeros: 'filtre' })}
+        onToutLeFiltre={() => setChoisis({ liste: cetteListe, numeros: { sauf: [] } })}
         onLance={() => setChoisis({ liste: '', numeros: [] })}
         onFerme={() => titre.current?.focus()}
       />
@@ -305,8 +316,8 @@ function Liste() {
               <Checkbox
                 label="Choisir toutes les demandes de la page"
                 checked={tousChoisis}
-                indeterminate={!tousChoisis && numerosChoisis.length > 0}
-                onChange={(e) => setChoisis({ liste: cetteListe, numeros: e.currentTarget.checked ? surLaPage : [] })}
+                indeterminate={!tousChoisis && quelquesChoisis}
+                onChange={(e) => choisirLaPage(e.currentTarget.checked)}
               />
               <Stack component="ul" gap="sm" aria-label={legende} p={0} m={0} style={{ listStyle: 'none' }}>
                 {data?.data.map((row) => (
@@ -315,7 +326,7 @@ function Liste() {
                     ligne={row}
                     etiquettes={etiquettes}
                     suiviePar={nomDuSuivi(row)}
-                    choisie={numerosChoisis === 'filtre' || numerosChoisis.includes(row.numeroUnique)}
+                    choisie={estChoisie(row.numeroUnique)}
                     onChoisie={(oui) => choisir1(row.numeroUnique, oui)}
                     statut={statutDe(row, 'Statut')}
                   />
@@ -332,8 +343,8 @@ function Liste() {
                       <Checkbox
                         aria-label="Choisir toutes les demandes de la page"
                         checked={tousChoisis}
-                        indeterminate={!tousChoisis && numerosChoisis.length > 0}
-                        onChange={(e) => setChoisis({ liste: cetteListe, numeros: e.currentTarget.checked ? surLaPage : [] })}
+                        indeterminate={!tousChoisis && quelquesChoisis}
+                        onChange={(e) => choisirLaPage(e.currentTarget.checked)}
                       />
                     </Table.Th>
                     {COLUMNS.map((c) => {
@@ -354,7 +365,7 @@ function Liste() {
                       <Table.Td>
                         <Checkbox
                           aria-label={`Choisir la demande n° ${row.numeroUnique}`}
-                          checked={numerosChoisis === 'filtre' || numerosChoisis.includes(row.numeroUnique)}
+                          checked={estChoisie(row.numeroUnique)}
                           onChange={(e) => choisir1(row.numeroUnique, e.currentTarget.checked)}
                         />
                       </Table.Td>

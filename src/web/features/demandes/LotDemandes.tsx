@@ -23,7 +23,8 @@ const laisseesTellesQuelles = (n: number) =>
   `${pluriel(n, 'laissée telle quelle', 'laissées telles quelles')} (${accord(n, 'elle porte', 'elles portent')} déjà ${ETIQUETTES_PAR_DEMANDE_MAX} étiquettes, le maximum)`;
 
 /** The rows chosen on the list: some numéros, or every request the filter matches. */
-export type Choix = { mode: 'numeros'; numeros: string[] } | { mode: 'filtre'; total: number };
+/** Some numéros, or every request of the filter (`total` of them) but those left out. */
+export type Choix = { mode: 'numeros'; numeros: string[] } | { mode: 'filtre'; total: number; sauf: string[] };
 
 /**
  * Bulk work (docs/produit.md « Travail par lot »): what is chosen, the offer to take every matching request,
@@ -79,7 +80,7 @@ export function BarreDeLot({
   const { data: moi } = useMoi();
   const collegue = gestionnaires.data?.find((g) => g.id === collegueId);
   const nouveauStatut = useRef<HTMLSelectElement>(null);
-  const n = choix.mode === 'numeros' ? choix.numeros.length : choix.total;
+  const n = choix.mode === 'numeros' ? choix.numeros.length : Math.max(0, choix.total - choix.sauf.length);
   const enCours = lotId !== null && !etat?.fini;
   if (n === 0 && lotId === null) return null;
 
@@ -97,7 +98,7 @@ export function BarreDeLot({
       return;
     }
     const selection: NouveauLot['selection'] =
-      choix.mode === 'numeros' ? { mode: 'numeros', numeros: choix.numeros } : { mode: 'filtre', requete: requeteDeVue(params) };
+      choix.mode === 'numeros' ? { mode: 'numeros', numeros: choix.numeros } : { mode: 'filtre', requete: requeteDeVue(params), sauf: choix.sauf };
     const action: NouveauLot['action'] =
       aConfirmer.type === 'suivre'
         ? { type: 'suivre' }
@@ -128,7 +129,7 @@ export function BarreDeLot({
           <Group gap="sm" align="flex-end">
             <Text fw={600} style={{ alignSelf: 'center' }}>
               {pluriel(n, 'demande choisie', 'demandes choisies')}
-              {choix.mode === 'filtre' ? ' (toutes celles du filtre)' : ''}
+              {choix.mode === 'filtre' ? (choix.sauf.length > 0 ? ` (celles du filtre, ${choix.sauf.length} laissée${choix.sauf.length > 1 ? 's' : ''} de côté)` : ' (toutes celles du filtre)') : ''}
             </Text>
             <NativeSelect
               ref={nouveauStatut}
