@@ -28,7 +28,7 @@ describe('bulk work', () => {
   it('says what was done with the French plural', async () => {
     fin = { id: 'lot1', total: 5, faits: 2, inchanges: 1, completes: 0, echecs: 2, fini: true };
     await suivre(['a', 'b', 'c', 'd', 'e']);
-    expect(await screen.findByText('Traitement terminé : 2 demandes modifiées, 1 déjà dans cet état, 2 introuvables (retirées ou effacées entre-temps).')).toBeInTheDocument();
+    expect(await screen.findByText('Traitement terminé : 2 demandes modifiées, 1 déjà dans cet état, 2 non traitées (retirées ou effacées entre-temps, ou une erreur).')).toBeInTheDocument();
   });
 
   it('says apart the requests a label addition left as they were, full already', async () => {
@@ -55,7 +55,7 @@ describe('bulk work', () => {
   it('and the singular for 0 and 1', async () => {
     fin = { id: 'lot2', total: 1, faits: 0, inchanges: 0, completes: 0, echecs: 1, fini: true };
     await suivre(['a']);
-    expect(await screen.findByText('Traitement terminé : 0 demande modifiée, 1 introuvable (retirée ou effacée entre-temps).')).toBeInTheDocument();
+    expect(await screen.findByText('Traitement terminé : 0 demande modifiée, 1 non traitée (retirée ou effacée entre-temps, ou une erreur).')).toBeInTheDocument();
   });
 
   it('keeps the count until closed; rows still chosen keep the focus in the bar', async () => {

@@ -16,8 +16,12 @@ import { useEtatLot, useLancerLot } from './apiLots.js';
 
 const nombre = new Intl.NumberFormat('fr-FR');
 const demandes = (n: number) => pluriel(n, 'demande', 'demandes');
-/** « 1 introuvable (retirée ou effacée entre-temps) », « 2 introuvables (retirées ou effacées entre-temps) ». */
-const introuvables = (n: number) => `${pluriel(n, 'introuvable', 'introuvables')} (${accord(n, 'retirée ou effacée', 'retirées ou effacées')} entre-temps)`;
+/**
+ * « 1 non traitée (retirée ou effacée entre-temps, ou une erreur) »: the server counts as failed a request gone since
+ * the action started and one a change could not be made to (a label deleted meanwhile, an error), without saying which.
+ */
+const introuvables = (n: number) =>
+  `${pluriel(n, 'non traitée', 'non traitées')} (${accord(n, 'retirée ou effacée', 'retirées ou effacées')} entre-temps, ou une erreur)`;
 /** « 1 laissée telle quelle (elle porte déjà 10 étiquettes, le maximum) », « 3 laissées telles quelles (elles portent …) ». */
 const laisseesTellesQuelles = (n: number) =>
   `${pluriel(n, 'laissée telle quelle', 'laissées telles quelles')} (${accord(n, 'elle porte', 'elles portent')} déjà ${ETIQUETTES_PAR_DEMANDE_MAX} étiquettes, le maximum)`;
