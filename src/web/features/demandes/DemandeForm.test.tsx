@@ -107,6 +107,31 @@ describe('the request form', () => {
     expect(screen.getByLabelText('Sexe')).toHaveValue('homme');
   });
 
+  it('keeps what was typed when the account arrives late (a slow link), and a draft taken back', async () => {
+    localStorage.clear();
+    let repondre: () => void = () => {};
+    const compte = {
+      status: 200,
+      body: {
+        data: {
+          uid: 'u1', prenom: 'Lucas', nom: 'Garcia', pic: null, email: 'lucas@example.org', gender: 'H', birthday: '1992-03-15',
+          residence: 'Le Mail', rue: 'Avenue Jean-Monnet', userType: 'user', visibilite: 'voisins', dateDEnregistrement: '2026-01-01T00:00:00.000Z',
+          invitationLink: 'http://x/invitation/u1', followers: [], following: [],
+        },
+      },
+    };
+    answers['GET /app/api/user/me'] = () => new Promise((resolve) => (repondre = () => resolve(compte)));
+    renderWithProviders(<DemandeForm onCreated={() => {}} />);
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText(/Numéro unique/u), '013 ABC 12345');
+    await user.type(screen.getByLabelText(/^Motivations/u), 'Logement trop petit');
+    repondre();
+    await waitFor(() => expect(calls.some((c) => c.url === '/app/api/user/me')).toBe(true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(screen.getByLabelText(/Numéro unique/u)).toHaveValue('013 ABC 12345');
+    expect(screen.getByLabelText(/^Motivations/u)).toHaveValue('Logement trop petit');
+  });
+
   it('refuses a malformed e-mail and numéro before any call', async () => {
     const user = userEvent.setup();
     renderWithProviders(<DemandeForm onCreated={() => {}} />);

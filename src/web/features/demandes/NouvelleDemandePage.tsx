@@ -54,9 +54,12 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
     formState: { isSubmitting },
   } = form;
 
+  // Whether the person typed in the form or took a draft back: what is there is theirs. (react-hook-form's isDirty
+  // stays false while nothing reads it during the render: it did not protect what was typed.)
+  const saisi = useRef(false);
   // Signed in: the account's fields fill the form, unless the person already typed something.
   useEffect(() => {
-    if (moi && !form.formState.isDirty) form.reset({ ...VIDE, ...saisieDepuisLeCompte(moi) });
+    if (moi && !saisi.current) form.reset({ ...VIDE, ...saisieDepuisLeCompte(moi) });
   }, [moi, form]);
 
   // What is typed is kept on the device, so that a closed tab or a lost connection loses nothing.
@@ -67,6 +70,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
       callback: ({ values, name }) => {
         // A field changed (typed, picked): not the form's reset by the account or the draft.
         if (!name) return;
+        saisi.current = true;
         clearTimeout(minuteur);
         minuteur = setTimeout(() => brouillonDemande.ecrire(values), BROUILLON_DELAI_MS);
       },
@@ -78,6 +82,7 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
   }, [form]);
 
   const reprendre = (b: Brouillon<DemandeSaisie>) => {
+    saisi.current = true;
     form.reset({ ...VIDE, ...b.valeurs });
     setBrouillon(null);
   };
