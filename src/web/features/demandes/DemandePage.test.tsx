@@ -1,8 +1,10 @@
 // @vitest-environment jsdom
-import { screen, within } from '@testing-library/react';
+import { QueryClient } from '@tanstack/react-query';
+import { act, screen, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EvenementStatut } from '../../../domain/demande.js';
 import { STATUT_EXPLICATIONS, type Statut } from '../../../domain/statut.js';
+import { cles } from '../../lib/queryKeys.js';
 import { recordFetch, renderWithProviders } from '../../test-utils.js';
 import { DemandePage } from './DemandePage.js';
 
@@ -34,6 +36,18 @@ function page() {
 }
 
 describe('the request page', () => {
+  it('keeps the page when a reload fails (a weak signal), and says so above it', async () => {
+    statut = 'Passage CAL';
+    historique = [{ de: null, vers: 'En attente des documents', date: '2026-01-05T10:00:00.000Z' }];
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    renderWithProviders(<DemandePage />, { url: `/logement/${NUMERO}`, path: '/logement/:numeroUnique', queryClient: client });
+    expect(await screen.findByText('Étape 5 sur 6 : Passage CAL')).toBeInTheDocument();
+    answers[`GET /app/api/logement/${NUMERO}`] = { status: 503, body: { error: { code: 'INDISPONIBLE', message: 'Le service est momentanément indisponible.' } } };
+    await act(() => client.invalidateQueries({ queryKey: cles.demande(NUMERO) }));
+    expect(await screen.findByText('La demande n’a pas pu être mise à jour')).toBeInTheDocument();
+    expect(screen.getByText('Étape 5 sur 6 : Passage CAL')).toBeInTheDocument();
+  });
+
   it('explains the current status to the applicant, in plain text', async () => {
     statut = 'Passage CAL';
     historique = [

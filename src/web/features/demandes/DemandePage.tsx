@@ -108,20 +108,34 @@ function DemandeContent({ numero }: { numero: string }) {
         </Stack>
       );
     }
-    return (
-      <Stack gap="sm" align="flex-start">
-        <Alert color="red" role="alert" title={FETCH_ERROR_MESSAGE}>
-          {error.message}
-        </Alert>
-        <Button onClick={() => void refetch()} loading={isFetching}>
-          Réessayer
-        </Button>
-      </Stack>
-    );
+    // A reload that failed (a weak signal) while the page shows the request: said above it, the page kept as it is —
+    // a form being filled, files chosen, a message half-written stay.
+    if (!data) {
+      return (
+        <Stack gap="sm" align="flex-start">
+          <Alert color="red" role="alert" title={FETCH_ERROR_MESSAGE}>
+            {error.message}
+          </Alert>
+          <Button onClick={() => void refetch()} loading={isFetching}>
+            Réessayer
+          </Button>
+        </Stack>
+      );
+    }
   }
 
   return (
     <Stack gap="lg">
+      {error && (
+        <Alert color="orange" role="status" title="La demande n’a pas pu être mise à jour">
+          <Group gap="sm">
+            <Text size="sm">{error.message} Ce qui est affiché date du dernier chargement.</Text>
+            <Button size="compact-sm" variant="default" onClick={() => void refetch()} loading={isFetching}>
+              Réessayer
+            </Button>
+          </Group>
+        </Alert>
+      )}
       <Text>Enregistrée le {formatJour(data.dateDEnregistrement)}.</Text>
       {surCetAppareil.length > 0 && <CetAppareil numero={numero} cleIci={cleIci} />}
       {/* What the town hall waits for comes first: the applicant's one action on this page. */}
