@@ -1,7 +1,9 @@
 // @vitest-environment jsdom
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { brouillonDemande } from '../../lib/brouillon.js';
+import { getCle, saveCle } from '../../lib/clesDAcces.js';
 import { recordFetch, renderWithProviders } from '../../test-utils.js';
 import { SuppressionCompte } from './SuppressionCompte.js';
 
@@ -25,6 +27,16 @@ describe('« Supprimer mon compte » (RGAA 7.5)', () => {
     const note = await within(boite).findByRole('note', { name: 'Vos demandes de logement restent enregistrées' });
     expect(within(note).getByRole('link', { name: 'Demande n° 013041226000000000001' })).toHaveAttribute('href', '/logement/013041226000000000001');
     expect(within(boite).queryByRole('alert')).toBeNull();
+  });
+
+  it('forgets, once the account is deleted, the private keys and the draft kept on this device', async () => {
+    saveCle('013041226000000000001', 'cle-secrete', true);
+    brouillonDemande.ecrire({ prenom: 'Hélène' });
+    answers['POST /app/api/user/me/supprimer'] = { status: 200, body: { data: { message: 'Votre compte est supprimé.' } } };
+    const { user, boite } = await ouvrir();
+    await user.click(within(boite).getByRole('button', { name: 'Supprimer définitivement' }));
+    await waitFor(() => expect(getCle('013041226000000000001')).toBeUndefined());
+    expect(brouillonDemande.lire()).toBeNull();
   });
 
   it('keeps the alert for a refusal', async () => {
