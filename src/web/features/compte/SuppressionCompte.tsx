@@ -5,7 +5,6 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { Dialog } from '../../components/Dialog.js';
 import { ApiError, apiUrl, errorMessage, sendJson } from '../../lib/api.js';
-import { brouillonDemande } from '../../lib/brouillon.js';
 import { oublierToutesLesCles } from '../../lib/clesDAcces.js';
 import { useMesDemandes } from '../../lib/mesDemandes.js';
 import { paths } from '../../lib/paths.js';
@@ -46,9 +45,8 @@ export function SuppressionCompte() {
     mutationFn: async () => (await sendJson<{ data: { message: string } }>('/user/me/supprimer', motDePasse ? { motDePasse } : {})).data.message,
     onSuccess: (message) => {
       setLocalSignedIn(null);
-      // As at sign-out, and the draft of a request too: nothing of the person stays on this device (a shared computer).
+      // As at sign-out (the drafts go with the keys): nothing of the person stays on this device (a shared computer).
       oublierToutesLesCles();
-      brouillonDemande.effacer();
       queryClient.removeQueries({ queryKey: cles.demandes });
       notifications.show({ color: 'teal', title: 'Compte supprimé', message, autoClose: 15_000 });
       void navigate(paths.accueil);

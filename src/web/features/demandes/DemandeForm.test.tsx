@@ -1,5 +1,12 @@
 // @vitest-environment jsdom
-import { screen, waitFor } from '@testing-library/react';
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { renderToString } from 'react-dom/server';
+import { hydrateRoot } from 'react-dom/client';
+import { MemoryRouter } from 'react-router';
+import { brouillonDemande } from '../../lib/brouillon.js';
+import { theme } from '../../app/theme.js';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { recordFetch, renderWithProviders } from '../../test-utils.js';
@@ -130,6 +137,37 @@ describe('the request form', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(screen.getByLabelText(/Numéro unique/u)).toHaveValue('013 ABC 12345');
     expect(screen.getByLabelText(/^Motivations/u)).toHaveValue('Logement trop petit');
+  });
+
+  it('is sent by POST, never in the address, if it is submitted before the app’s script has loaded', () => {
+    renderWithProviders(<DemandeForm onCreated={() => {}} />);
+    expect(screen.getByRole('form', { name: 'Demande de logement social' })).toHaveAttribute('method', 'post');
+  });
+
+  it('hydrates the prerendered form without redrawing it when a draft waits on the device, then offers the draft', async () => {
+    localStorage.clear();
+    const arbre = () => (
+      <MantineProvider theme={theme} env="test">
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <MemoryRouter>
+            <DemandeForm onCreated={() => {}} />
+          </MemoryRouter>
+        </QueryClientProvider>
+      </MantineProvider>
+    );
+    // The page as built: no draft. Then the device holds one when the script hydrates it.
+    const conteneur = document.createElement('div');
+    conteneur.innerHTML = renderToString(arbre());
+    document.body.appendChild(conteneur);
+    brouillonDemande.ecrire({ prenom: 'Awa' });
+    const erreurs: unknown[] = [];
+    await act(async () => {
+      hydrateRoot(conteneur, arbre(), { onRecoverableError: (e) => erreurs.push(e) });
+    });
+    expect(erreurs).toEqual([]);
+    expect(await within(conteneur).findByRole('button', { name: 'Reprendre ce brouillon' })).toBeInTheDocument();
+    conteneur.remove();
+    localStorage.clear();
   });
 
   it('refuses a malformed e-mail and numéro before any call', async () => {

@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Alert, Anchor, Button, Card, CopyButton, Divider, Group, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { formatHorodatage } from '../../../domain/dates.js';
@@ -33,13 +33,20 @@ export function NouvelleDemandePage() {
 }
 
 const VIDE = DEMANDE_VALEURS_INITIALES as unknown as DemandeSaisie;
+const sansAbonnement = () => () => {};
 /** How long typing must pause before the draft is written. */
 const BROUILLON_DELAI_MS = 400;
 
 export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => void }) {
   const [formError, setFormError] = useState<string | null>(null);
   // A draft left on this device by an earlier visit, offered back (not put in the form unasked).
-  const [brouillon, setBrouillon] = useState<Brouillon<DemandeSaisie> | null>(() => brouillonDemande.lire<DemandeSaisie>());
+  // The one found when the form opens, shown once the page is hydrated: the page prerendered at build has none, and
+  // the render that hydrates it must match it (a mismatch makes React draw the form again, and drop what was typed
+  // before the script arrived).
+  const [trouve] = useState(() => (typeof window === 'undefined' ? null : brouillonDemande.lire<DemandeSaisie>()));
+  const hydrate = useSyncExternalStore(sansAbonnement, () => true, () => false);
+  const [ecarte, setEcarte] = useState(false);
+  const brouillon: Brouillon<DemandeSaisie> | null = hydrate && !ecarte ? trouve : null;
   const creation = useCreationDemande();
   const { data: moi } = useMoi();
   const form = useForm<DemandeSaisie, unknown, DemandeCreation>({
@@ -84,11 +91,11 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
   const reprendre = (b: Brouillon<DemandeSaisie>) => {
     saisi.current = true;
     form.reset({ ...VIDE, ...b.valeurs });
-    setBrouillon(null);
+    setEcarte(true);
   };
   const effacer = () => {
     brouillonDemande.effacer();
-    setBrouillon(null);
+    setEcarte(true);
   };
 
   const onSubmit = async (data: DemandeCreation) => {
@@ -142,7 +149,9 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
 
       <AlertesDuFormulaire form={form} erreur={formError} titre="La demande n’a pas été enregistrée" />
 
-      <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Demande de logement social">
+      {/* method="post": sent before the app's script has loaded, the person's data never goes into the address (GET
+          would put it in the history and in a proxy's log). */}
+      <form method="post" onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Demande de logement social">
         <Stack gap="lg">
           <ChampsDemande form={form} />
 
