@@ -144,4 +144,15 @@ export const REFUS_FICHIER = {
   vide: (nom: string) => `Le fichier « ${nom} » est vide.`,
   taille: (nom: string, maxOctets: number) => `Le fichier « ${nom} » dépasse la taille maximale de ${formatTaille(maxOctets)}.`,
   nombre: (max: number) => `Vous pouvez envoyer au plus ${max} fichiers à la fois.`,
+  /** The per-request quota (docs/produit.md « Documents »): `deja` documents held, `quota` the most a request may hold. */
+  quotaFichiers: (quota: number, deja: number) =>
+    deja >= quota
+      ? `Cette demande a déjà ${documents(deja)}, le maximum par demande : aucun autre ne peut être ajouté.`
+      : `Une demande compte au plus ${documents(quota)}${deja > 0 ? ` et celle-ci en a déjà ${deja}` : ''} : envoyez-en au plus ${quota - deja} cette fois.`,
+  quotaOctets: (quota: number, deja: number) =>
+    deja >= quota
+      ? `Les documents de cette demande occupent déjà ${formatTaille(quota)}, le maximum par demande : aucun autre ne peut être ajouté.`
+      : `Ces fichiers dépasseraient les ${formatTaille(quota)} de documents permis par demande : il reste ${formatTaille(quota - deja)} pour cette demande.`,
 } as const;
+
+const documents = (n: number) => `${n} document${n > 1 ? 's' : ''}`;

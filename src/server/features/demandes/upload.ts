@@ -8,7 +8,6 @@ import {
   CATEGORIE_PIECE,
   CATEGORIE_VALUES,
   extensionOf,
-  formatTaille,
   isCategorie,
   isTypeAccepte,
   MAX_FICHIERS_PAR_ENVOI,
@@ -99,25 +98,9 @@ export interface Quota {
   octets: number;
 }
 
-const documents = (n: number) => `${n} document${n > 1 ? 's' : ''}`;
+const quotaFichiers = (quota: Quota, deja: number) => new ApiError(413, 'QUOTA_FICHIERS', REFUS_FICHIER.quotaFichiers(quota.fichiers, deja));
 
-const quotaFichiers = (quota: Quota, deja: number) =>
-  new ApiError(
-    413,
-    'QUOTA_FICHIERS',
-    deja >= quota.fichiers
-      ? `Cette demande a déjà ${documents(deja)}, le maximum par demande : aucun autre ne peut être ajouté.`
-      : `Une demande compte au plus ${documents(quota.fichiers)}${deja > 0 ? ` et celle-ci en a déjà ${deja}` : ''} : envoyez-en au plus ${quota.fichiers - deja} cette fois.`,
-  );
-
-const quotaOctets = (quota: Quota, deja: number) =>
-  new ApiError(
-    413,
-    'QUOTA_OCTETS',
-    deja >= quota.octets
-      ? `Les documents de cette demande occupent déjà ${formatTaille(quota.octets)}, le maximum par demande : aucun autre ne peut être ajouté.`
-      : `Ces fichiers dépasseraient les ${formatTaille(quota.octets)} de documents permis par demande : il reste ${formatTaille(quota.octets - deja)} pour cette demande.`,
-  );
+const quotaOctets = (quota: Quota, deja: number) => new ApiError(413, 'QUOTA_OCTETS', REFUS_FICHIER.quotaOctets(quota.octets, deja));
 
 /** What the call may still add: files and bytes left under the quota, and the totals it started from. */
 interface Budget {

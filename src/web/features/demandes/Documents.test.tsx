@@ -128,6 +128,23 @@ describe('« Vos documents »: where the focus goes', () => {
     expect(annonce).toHaveAttribute('tabindex', '-1');
   });
 
+  it('checks the request’s quota before sending anything: the server’s sentence, no upload', async () => {
+    const user = userEvent.setup({ applyAccept: false });
+    answers['GET /app/api/parametres'] = {
+      status: 200,
+      body: { data: { uploadMaxBytes: 10 * MO, maxFichiersParEnvoi: 10, quotaDocuments: { fichiers: 3, octets: 150 * MO }, typesAcceptes: {}, google: false } },
+    };
+    const envoyes = vi.fn();
+    vi.stubGlobal('XMLHttpRequest', class extends FakeXhr { override send() { envoyes(); super.send(); } });
+    const deux = { ...sansDocuments(), tax: [document('t1', 'avis.pdf'), document('t2', 'avis-2.pdf')] };
+    renderWithProviders(<UploadBlocks demande={demande(deux)} supprimable />);
+    await screen.findByText(/3 documents et 150 Mo au plus par demande/u);
+    await choisir(user, 'Livret de famille', [pdf('a.pdf'), pdf('b.pdf')]);
+    await user.click(screen.getByRole('button', { name: 'Envoyer les 2 fichiers' }));
+    expect(await screen.findByText(REFUS_FICHIER.quotaFichiers(3, 2))).toBeInTheDocument();
+    expect(envoyes).not.toHaveBeenCalled();
+  });
+
   it('after a refused send, goes to the error, which gives the server’s reason', async () => {
     const user = userEvent.setup({ applyAccept: false });
     const raison = 'Ces fichiers dépasseraient les 50 Mo de documents permis par demande : il reste 2 Mo pour cette demande.';

@@ -128,6 +128,23 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
       return;
     }
     const files = CATEGORIES.flatMap((c) => pending[c.value].map((file) => ({ categorie: c.value, file })));
+    // The request's quota, checked before megabytes go over a slow link (the server checks again, with what it holds).
+    const quota = parametres?.quotaDocuments;
+    if (quota) {
+      const deja = Object.values(demande.documents).flat();
+      const octets = deja.reduce((n, d) => n + d.size, 0);
+      const refus =
+        deja.length + files.length > quota.fichiers
+          ? REFUS_FICHIER.quotaFichiers(quota.fichiers, deja.length)
+          : octets + files.reduce((n, f) => n + f.file.size, 0) > quota.octets
+            ? REFUS_FICHIER.quotaOctets(quota.octets, octets)
+            : null;
+      if (refus) {
+        setSendError(refus);
+        setEnvoisFinis((n) => n + 1);
+        return;
+      }
+    }
     setProgress(0);
     try {
       await envoi.mutateAsync(files);
@@ -148,7 +165,9 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
         Vos documents
       </Title>
       <Text>
-        Formats acceptés : PDF, JPEG et PNG, {formatTaille(maxBytes)} au plus par fichier. Une photo nette prise avec votre téléphone convient.
+        Formats acceptés : PDF, JPEG et PNG, {formatTaille(maxBytes)} au plus par fichier
+        {parametres?.quotaDocuments ? ` (${parametres.quotaDocuments.fichiers} documents et ${formatTaille(parametres.quotaDocuments.octets)} au plus par demande)` : ''}. Une
+        photo nette prise avec votre téléphone convient.
       </Text>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         {CATEGORIES.map(({ value: categorie, label }) => (
