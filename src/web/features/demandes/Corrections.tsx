@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Card, Checkbox, Group, List, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { MOTIF_AVIS_MAX, MOTIF_CORRECTION_MAX } from '../../../domain/corrections.js';
 import { formatHorodatage } from '../../../domain/dates.js';
 import type { DemandeComplete } from '../../../domain/demande.js';
@@ -24,10 +24,17 @@ const aRemplacer = (demande: DemandeComplete) =>
 export function CorrectionDemandeur({ demande }: { demande: DemandeComplete }) {
   const faites = useCorrectionsFaites(demande.numeroUnique);
   const correction = demande.correction;
+  // The button pressed goes away with its card: the focus goes to what replaces it, which a screen reader then reads
+  // (a status region inserted with its text is not always announced).
+  const annonce = useRef<HTMLDivElement>(null);
+  const envoyees = faites.isSuccess && correction?.etat === 'faite';
+  useEffect(() => {
+    if (envoyees) annonce.current?.focus();
+  }, [envoyees]);
   if (!correction) return null;
   if (correction.etat === 'faite') {
     return (
-      <Alert color="teal" variant="light" title="Corrections envoyées" role="status">
+      <Alert ref={annonce} tabIndex={-1} color="teal" variant="light" title="Corrections envoyées" role="status">
         Vous avez indiqué le {formatHorodatage(correction.faiteLe!)} avoir fait les corrections demandées. La mairie annexe va les vérifier ; vous
         recevrez un e-mail si autre chose manque.
       </Alert>

@@ -10,6 +10,7 @@ import { MESSAGES } from '../../../domain/erreurs.js';
 import { recordFetch, renderWithProviders } from '../../test-utils.js';
 import { useDemande } from './api.js';
 import { REFUS_FICHIER } from '../../../domain/documents.js';
+import { CorrectionDemandeur } from './Corrections.js';
 import { DocumentPreview, UploadBlocks } from './Documents.js';
 
 const NUMERO = '013abc12345';
@@ -400,5 +401,26 @@ describe('a manager withdraws a document’s review', () => {
   it('is not offered without a review, nor to the requester', () => {
     renderWithProviders(<UploadBlocks demande={demande({ ...sansDocuments(), tax: [document('t1', 'a.pdf'), { ...document('t2', 'b.pdf'), avis: 'accepte' }] })} supprimable />);
     expect(screen.queryByRole('button', { name: /^Retirer l’avis/u })).toBeNull();
+  });
+});
+
+describe('« J’ai fait les corrections »', () => {
+  it('gives the focus to « Corrections envoyées », which replaces the button pressed', async () => {
+    const demandee = { etat: 'demandee' as const, motif: 'Avis illisible', demandeeLe: '2026-02-01T10:00:00.000Z', faiteLe: null };
+    let correction: DemandeComplete['correction'] = demandee;
+    answers[`GET /app/api/logement/${NUMERO}`] = () => ({ status: 200, body: { data: { ...demande(), correction } } });
+    answers[`POST /app/api/logement/${NUMERO}/corrections/faites`] = () => {
+      correction = { ...demandee, etat: 'faite', faiteLe: '2026-02-02T10:00:00.000Z' };
+      return { status: 200, body: { data: correction } };
+    };
+    function Harnais() {
+      const { data } = useDemande(NUMERO);
+      return data?.acces === 'complet' ? <CorrectionDemandeur demande={data} /> : null;
+    }
+    renderWithProviders(<Harnais />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'J’ai fait les corrections' }));
+    const annonce = (await screen.findByText('Corrections envoyées')).closest<HTMLElement>('[role="status"]')!;
+    await waitFor(() => expect(annonce).toHaveFocus());
   });
 });
