@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { brouillonDemande } from '../../lib/brouillon.js';
 import { getCle, saveCle } from '../../lib/clesDAcces.js';
 import { recordFetch, renderWithProviders } from '../../test-utils.js';
-import { SuppressionCompte } from './SuppressionCompte.js';
+import { DonneesDuCompte, SuppressionCompte } from './SuppressionCompte.js';
 
 const { answers } = recordFetch();
 
@@ -20,6 +20,16 @@ async function ouvrir() {
   await user.click(screen.getByRole('button', { name: 'Supprimer mon compte…' }));
   return { user, boite: await screen.findByRole('dialog', { name: 'Supprimer votre compte ?' }) };
 }
+
+describe('« Télécharger mes données »', () => {
+  it('says in French why the download failed (a session ended), instead of saving the error as a file', async () => {
+    answers['GET /app/api/compte/export.zip'] = { status: 401, body: { error: { code: 'UNAUTHORIZED', message: 'Connectez-vous pour continuer.' } } };
+    const user = userEvent.setup();
+    renderWithProviders(<DonneesDuCompte />);
+    await user.click(screen.getByRole('button', { name: 'Télécharger mes données (zip)' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Connectez-vous pour continuer.');
+  });
+});
 
 describe('« Supprimer mon compte » (RGAA 7.5)', () => {
   it('says that the housing requests stay as a note, not an alert, with a link to each', async () => {

@@ -4,15 +4,19 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { Dialog } from '../../components/Dialog.js';
+import { aujourdhui } from '../../../domain/dates.js';
 import { ApiError, apiUrl, errorMessage, sendJson } from '../../lib/api.js';
 import { oublierToutesLesCles } from '../../lib/clesDAcces.js';
 import { useMesDemandes } from '../../lib/mesDemandes.js';
 import { paths } from '../../lib/paths.js';
 import { cles } from '../../lib/queryKeys.js';
 import { setLocalSignedIn } from '../../lib/session.js';
+import { telecharger, useTelechargement } from '../../lib/telechargement.js';
 
 /** « Télécharger mes données »: the profile, the follows and each owned request with its documents, in one zip. */
 export function DonneesDuCompte() {
+  // Fetched, not a plain link: a refusal (session ended, too many downloads) is said here in French, not a failed file.
+  const telechargement = useTelechargement();
   return (
     <Card withBorder padding="lg" component="section" aria-labelledby="profil-donnees">
       <Title order={2} size="h3" id="profil-donnees" mb="xs">
@@ -22,9 +26,19 @@ export function DonneesDuCompte() {
         Téléchargez dans un fichier zip tout ce que Quartier Vivant garde sur vous : votre profil, vos abonnements, et chacune des demandes de logement
         déposées avec ce compte, avec leur historique et vos documents.
       </Text>
-      <Button component="a" href={apiUrl('/compte/export.zip')} download variant="outline" w="fit-content">
+      <Button
+        variant="outline"
+        w="fit-content"
+        loading={telechargement.pending}
+        onClick={() => void telechargement.lancer(() => telecharger(apiUrl('/compte/export.zip'), {}, `quartier-vivant-mes-donnees-${aujourdhui()}.zip`))}
+      >
         Télécharger mes données (zip)
       </Button>
+      {telechargement.error && (
+        <Alert color="red" role="alert" mt="sm">
+          {telechargement.error}
+        </Alert>
+      )}
     </Card>
   );
 }

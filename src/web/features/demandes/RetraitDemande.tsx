@@ -5,7 +5,8 @@ import { CE_QUI_EST_EFFACE } from '../../../domain/effacement.js';
 import { Dialog } from '../../components/Dialog.js';
 import { errorMessage } from '../../lib/api.js';
 import { paths } from '../../lib/paths.js';
-import { telechargerDonneesDemande, useRetraitDemande, useTelechargement } from './apiEffacement.js';
+import { useTelechargement } from '../../lib/telechargement.js';
+import { telechargerDonneesDemande, useRetraitDemande } from './apiEffacement.js';
 
 /**
  * « Vos données »: download the request's data, or withdraw the request (confirmed in a dialog that says

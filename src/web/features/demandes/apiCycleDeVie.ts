@@ -4,7 +4,7 @@ import type { Statut } from '../../../domain/statut.js';
 import { apiFetch, apiUrl } from '../../lib/api.js';
 import { cles } from '../../lib/queryKeys.js';
 import { keyHeaders } from './api.js';
-import { telecharger } from './apiEffacement.js';
+import { telecharger } from '../../lib/telechargement.js';
 
 /** The validity of a request, « Renouveler », « Réactiver » and the attestation (docs/api.md « Cycle de vie »). */
 const chemin = (numeroUnique: string, suite: string) => `/logement/${encodeURIComponent(numeroUnique)}/${suite}`;

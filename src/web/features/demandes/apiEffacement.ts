@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useState } from 'react';
 import type { DemandeComplete } from '../../../domain/demande.js';
-import { apiFetch, apiUrl, errorMessage, fetchOk, sendJson } from '../../lib/api.js';
+import { apiFetch, apiUrl, fetchOk, sendJson } from '../../lib/api.js';
+import { telecharger } from '../../lib/telechargement.js';
 import { oublierCle } from '../../lib/clesDAcces.js';
 import { cles } from '../../lib/queryKeys.js';
 import { documentsZipUrl, keyHeaders } from './api.js';
@@ -58,19 +58,6 @@ export function useRenvoiLien(numeroUnique: string) {
   });
 }
 
-/** Saves a file the API answered (fetched with the request's key, which a plain link cannot send). */
-export async function telecharger(url: string, headers: Record<string, string>, fileName: string): Promise<void> {
-  const blob = await (await fetchOk(url, { headers })).blob();
-  const objectUrl = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = objectUrl;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(objectUrl), 60_000);
-}
-
 /** « Télécharger mes données » of one request (demande.json and its documents). */
 export function telechargerDonneesDemande(numeroUnique: string): Promise<void> {
   return telecharger(apiUrl(`${demandePath(numeroUnique)}/export.zip`), keyHeaders(numeroUnique), `demande-${numeroUnique}-donnees.zip`);
@@ -81,17 +68,3 @@ export function telechargerDocumentsZip(numeroUnique: string): Promise<void> {
   return telecharger(documentsZipUrl(numeroUnique), keyHeaders(numeroUnique), `demande-${numeroUnique}-documents.zip`);
 }
 
-/** A download started by a button: whether it is under way, and why it failed, in French. */
-export function useTelechargement() {
-  const [etat, setEtat] = useState<{ pending: boolean; error: string | null }>({ pending: false, error: null });
-  const lancer = useCallback(async (telecharge: () => Promise<void>) => {
-    setEtat({ pending: true, error: null });
-    try {
-      await telecharge();
-      setEtat({ pending: false, error: null });
-    } catch (error) {
-      setEtat({ pending: false, error: errorMessage(error, 'Le téléchargement a échoué. Réessayez dans un instant.') });
-    }
-  }, []);
-  return { ...etat, lancer };
-}
