@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT } from '../src/server/auth/motsDePasse.js';
-import { cookieOf, createTestApp, lienRecu, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { cookieOf, createTestApp, demande, lienRecu, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
 const ORIGIN = 'http://quartier.test';
@@ -261,6 +261,23 @@ describe('profiles and roles', () => {
     expect(bad.statusCode).toBe(400);
     const byUser = await ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${uid}/role`, headers: { cookie: user.cookie }, payload: { role: 'admin' } });
     expect(byUser.statusCode).toBe(403);
+  });
+
+  it('takes the requests a manager followed away from them when they are no longer a manager', async () => {
+    const admin = await signUp();
+    await setRole(String(admin.body.email), 'admin');
+    const agent = await signUp();
+    await verify(String(agent.body.email));
+    const uid = agent.res.json().data.uid as string;
+    const role = (r: string) => ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${uid}/role`, headers: { cookie: admin.cookie }, payload: { role: r } });
+    expect((await role('manager')).statusCode).toBe(200);
+    const numero = '013suivi0001';
+    expect((await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: numero }) })).statusCode).toBe(201);
+    expect((await ctx.app.inject({ method: 'PUT', url: `/app/api/logement/${numero}/suivi`, headers: { cookie: agent.cookie }, payload: { suivre: true } })).statusCode).toBe(200);
+    const suivi = async () => (await ctx.app.deps.db.selectFrom('housingRequests').select('suiviePar').where('numeroUnique', '=', numero).executeTakeFirstOrThrow()).suiviePar;
+    expect(await suivi()).toBe(uid);
+    expect((await role('habitant')).statusCode).toBe(200);
+    expect(await suivi()).toBeNull();
   });
 
   it('keeps one admin when the last two take each other’s role at the same moment', async () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { slugify } from '../../../domain/normalise.js';
-import { roleExigeAdresseConfirmee, VISIBILITES_LISTEES, type Role } from '../../../domain/compte.js';
+import { isGestionnaire, roleExigeAdresseConfirmee, VISIBILITES_LISTEES, type Role } from '../../../domain/compte.js';
 import type { Db } from '../../db/index.js';
 import type { UserRow, UserTable } from '../../db/schema.js';
 
@@ -70,6 +70,7 @@ export class CompteRepository {
    * for a confirmed e-mail address, checked in the same statement as the change. With `garderUnAdmin` (the admin
    * page), the last admin keeps the role: every admin's row is locked first (a no-op update: PostgreSQL row locks;
    * SQLite writes one transaction at a time), so that two admins taking each other's role at once cannot both pass.
+   * An account that is no longer a manager stops following the requests it followed.
    */
   async setRole(where: { id: string } | { email: string }, role: Role, options: { garderUnAdmin?: boolean } = {}): Promise<ChangementDeRole> {
     return this.db.transaction().execute(async (trx) => {
@@ -88,7 +89,14 @@ export class CompteRepository {
       // `is true`: a literal, read alike by PostgreSQL's boolean and SQLite's 0/1.
       if (roleExigeAdresseConfirmee(role)) query = query.where('emailVerified', 'is', true);
       const result = await query.executeTakeFirst();
-      if (Number(result.numUpdatedRows) > 0) return { ok: true };
+      if (Number(result.numUpdatedRows) > 0) {
+        // No longer a manager: no longer the one who follows requests (the list's « Suivie par », the notices).
+        if (!isGestionnaire(role)) {
+          const qui = 'id' in where ? where.id : trx.selectFrom('user').select('id').where('email', '=', where.email);
+          await trx.updateTable('housingRequests').set({ suiviePar: null }).where('suiviePar', '=', qui).execute();
+        }
+        return { ok: true };
+      }
       let select = trx.selectFrom('user').select(['email', 'emailVerified']);
       select = 'id' in where ? select.where('id', '=', where.id) : select.where('email', '=', where.email);
       const user = await select.executeTakeFirst();
