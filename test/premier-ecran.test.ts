@@ -53,6 +53,16 @@ describe('prerendered pages', () => {
     expect((await app.inject({ method: 'GET', url: '/?source=affiche' })).body).toContain('Bienvenue sur Quartier Vivant');
   });
 
+  it('sends a page’s form posted before the script ran back to the page (303), never an API error', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/logement/nouveau',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://quartier.test' },
+      payload: 'numeroUnique=013abc12345&prenom=H%C3%A9l%C3%A8ne',
+    });
+    expect([res.statusCode, res.headers.location]).toEqual([303, '/logement/nouveau']);
+  });
+
   it('sends the brotli file written at build to browsers that accept it', async () => {
     const res = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br' } });
     expect(res.headers['content-encoding']).toBe('br');

@@ -433,10 +433,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Client-side routes: a prerendered page gets its own HTML (content at first byte); every other GET gets
     // the app shell (header and footer, the page drawn by the script), which shows its own 404 page.
     app.setNotFoundHandler((request, reply) => {
+      const chemin = request.url.split('?', 1)[0]!;
+      // A page's form sent before the app's script ran (a slow link, scripts off): back to the page (303), whose form
+      // is sent by the script; never the JSON of an API error. Nothing of it is read or kept.
+      if (request.method === 'POST' && prerendered.has(chemin)) return reply.redirect(chemin, 303);
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return reply.status(404).send(errorBody('NOT_FOUND', MESSAGES.pageIntrouvable));
       }
-      const page = prerendered.get(request.url.split('?', 1)[0]!);
+      const page = prerendered.get(chemin);
       // `cacheControl: false`: @fastify/static's own `public, max-age=0` would replace `no-cache`.
       return reply.header('Cache-Control', 'no-cache').sendFile(page ?? 'index.html', { cacheControl: false });
     });
