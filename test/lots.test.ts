@@ -255,7 +255,15 @@ describe('bulk actions', () => {
   it('started twice at once (two tabs, a double click), run once: the other is refused with 409', async () => {
     const avant = (await ctx.app.deps.db.selectFrom('lots').select('id').where('proprietaire', '=', autre.uid).execute()).length;
     const body = { selection: { mode: 'numeros', numeros: ['015lot000001', '015lot000002'] }, action: { type: 'suivre' } };
-    const reponses = await Promise.all([1, 2, 3].map(() => call('POST', '/lots', { cookie: autre.cookie }, body)));
+    const lancer = () => Promise.all([1, 2, 3].map(() => call('POST', '/lots', { cookie: autre.cookie }, body)));
+    // PostgreSQL: the requests held by another transaction, so that the action started stays under way while the
+    // three starts are checked (a finished action rightly lets the next one start).
+    const reponses = process.env.DATABASE_URL
+      ? await ctx.app.deps.db.transaction().execute(async (trx) => {
+          await trx.selectFrom('housingRequests').select('id').where('numeroUnique', 'in', ['015lot000001', '015lot000002']).forUpdate().execute();
+          return lancer();
+        })
+      : await lancer();
     expect(reponses.map((r) => r.statusCode).sort()).toEqual([202, 409, 409]);
     expect(reponses.find((r) => r.statusCode === 409)!.json().error.code).toBe('LOT_EN_COURS');
     expect(await ctx.app.deps.db.selectFrom('lots').select('id').where('proprietaire', '=', autre.uid).execute()).toHaveLength(avant + 1);
