@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createTestApp, demande, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, demande, mailsTo, multipart, SAMPLES, type TestContext, attendreUnVerrou } from './helpers.js';
 
 // Requests for corrections and the review of documents (issue 12 points 3–4).
 let ctx: TestContext;
@@ -196,7 +196,7 @@ describe('a round trip of corrections', () => {
       await trx.selectFrom('housingRequests').select('id').where('id', '=', id).forUpdate().execute();
       await trx.updateTable('documents').set({ avis: 'accepte', avisMotif: null }).where('id', '=', docId).execute();
       suppression = call('DELETE', `/logement/015corr0010/documents/${docId}`, { 'x-access-key': keys['015corr0010']! });
-      await new Promise((r) => setTimeout(r, 300));
+      await attendreUnVerrou(db);
     });
     expect((await suppression!).statusCode).toBe(409);
     expect(await db.selectFrom('documents').select('id').where('id', '=', docId).execute()).toHaveLength(1);

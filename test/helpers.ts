@@ -5,8 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../src/server/app.js';
+import type { Db } from '../src/server/db/index.js';
 import { loadConfig, type Config } from '../src/server/config.js';
 import { freshDatabaseUrl } from './db.js';
 
@@ -254,4 +256,17 @@ export async function instructionsLues(sqlite: SqliteDatabase.Database, fn: () =
 export function planSqlite(sqlite: SqliteDatabase.Database, source: string): string[] {
   const valeurs = Array.from({ length: source.split('?').length - 1 }, () => null);
   return (sqlite.prepare(`explain query plan ${source}`).all(...valeurs) as { detail: string }[]).map((r) => r.detail);
+}
+
+/**
+ * PostgreSQL: waits until a statement of the app waits for a row lock (a test holds it in a transaction of its own),
+ * 10 s at most: a test of a race then knows the other side reached the lock, however loaded the machine.
+ */
+export async function attendreUnVerrou(db: Db): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(db);
+    if (Number(rows[0]?.n ?? 0) > 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('aucune requête n’attend de verrou après 10 s');
 }

@@ -6,7 +6,7 @@ import { DemandesRepository } from '../src/server/features/demandes/repository.j
 import { InstructionRepository } from '../src/server/features/instruction/repository.js';
 import { MessagesRepository } from '../src/server/features/messages/repository.js';
 import { MessagesService } from '../src/server/features/messages/service.js';
-import { createAccount, createTestApp, demande, filesUnder, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, demande, filesUnder, mailsTo, multipart, SAMPLES, type TestContext, attendreUnVerrou } from './helpers.js';
 
 // Messages between the town hall and the applicant (issue 12 point 5).
 let ctx: TestContext;
@@ -92,7 +92,7 @@ describe('messages', () => {
       await trx.insertInto('messages').values({ id: crypto.randomUUID(), housingRequestId: id, de: 'demandeur', auteurUserId: null, texte: 'Second.', le: new Date().toISOString(), luLe: null }).execute();
       await trx.updateTable('housingRequests').set((eb) => ({ messagesNonLus: eb('messagesNonLus', '+', 1) })).where('id', '=', id).execute();
       marque = call('POST', '/logement/017msg000001/messages/lus', { cookie: manager.cookie });
-      await new Promise((r) => setTimeout(r, 300));
+      await attendreUnVerrou(db);
     });
     expect((await marque!).statusCode).toBe(204);
     expect(await nonLus()).toBe(1);
