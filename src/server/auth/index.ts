@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Db, DbKind } from '../db/index.js';
 import { ApiError } from '../errors.js';
 import { mailConfirmationAdresse, mailNouveauMotDePasse } from '../features/compte/mails.js';
+import { CompteRepository } from '../features/compte/repository.js';
 import type { Mailer } from '../mail/index.js';
 import type { Personne } from './motsDePasse.js';
 import { AccountThrottle, messageVerrouillage, ThrottleRepository, type ThrottleRule, type ThrottleScope } from './throttle.js';
@@ -322,8 +323,7 @@ export function createAuth(deps: AuthDeps) {
             if (typeof data.email !== 'string') return undefined;
             // Taken by another account since the link was sent (a sign-up with it meanwhile): the link's page says so,
             // rather than the unique index's 500.
-            const prise = await deps.db.selectFrom('user').select('id').where('email', '=', data.email.toLowerCase()).executeTakeFirst();
-            if (prise && context) throw context.redirect(`${RETOUR_CHANGEMENT_ADRESSE}&error=EMAIL_TAKEN`);
+            if (context && (await new CompteRepository(deps.db).adressePrise(data.email))) throw context.redirect(`${RETOUR_CHANGEMENT_ADRESSE}&error=EMAIL_TAKEN`);
             return { data: { ...data, emailVerified: true } };
           },
         },
@@ -373,8 +373,7 @@ export function createAuth(deps: AuthDeps) {
       }),
       after: createAuthMiddleware(async (ctx) => {
         // A successful sign-in forgets the address's failures.
-        const adresses = ctx.body as { email?: unknown; newEmail?: unknown } | undefined;
-        const email = ctx.path === '/change-email' ? adresses?.newEmail : adresses?.email;
+        const email = (ctx.body as { email?: unknown } | undefined)?.email;
         if (ctx.path === '/sign-in/email' && ctx.context.newSession && typeof email === 'string') await throttle.forget('sign-in', email);
       }),
     },

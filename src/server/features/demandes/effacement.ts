@@ -38,11 +38,9 @@ export async function effacerDemande(
 ): Promise<boolean> {
   const { repository, storage, mailer, bus } = deps;
   const { statut, motif } = ETAPE[raison];
-  let erasee: DemandeRow | undefined;
-  const keys = await repository.transaction(async (trx) => {
+  const efface = await repository.transaction(async (trx) => {
     const row = await repository.findForUpdate('', demandeId, trx);
     if (!row || !encore(row)) return null;
-    erasee = row;
     // Steps of one request are strictly ordered in time (service.ts): this one comes after the latest.
     const last = await repository.lastEvenementAt(row.id, trx);
     const when = new Date(Math.max(at.getTime(), last === null ? 0 : Date.parse(last) + 1)).toISOString();
@@ -52,13 +50,13 @@ export async function effacerDemande(
     await repository.anonymiser(row.id, statut, when, trx);
     // Not tied to the request: it must leave although the request is erased.
     if (raison !== 'purge') await mailer.enqueue(mailDemandeEffacee(row, raison === 'gestionnaire'), { trx });
-    return removed;
+    return { row, removed };
   });
-  if (keys === null || !erasee) return false;
+  if (!efface) return false;
   // The lists open on managers' screens drop it (and a page open on it learns it is gone); they show no more of it.
-  const avant = erasee.statutDeLaDemande as Statut;
-  await bus.publish({ numeroUnique: erasee.numeroUnique, statutDeLaDemande: avant, de: avant, date: at.toISOString(), quoi: 'effacement' }).catch(() => undefined);
-  await Promise.allSettled(keys.map((key) => storage.remove(key)));
+  const avant = efface.row.statutDeLaDemande as Statut;
+  await bus.publish({ numeroUnique: efface.row.numeroUnique, statutDeLaDemande: avant, de: avant, date: at.toISOString(), quoi: 'effacement' }).catch(() => undefined);
+  await Promise.allSettled(efface.removed.map((key) => storage.remove(key)));
   return true;
 }
 

@@ -79,7 +79,7 @@ export class MessagesService {
       if (!encore) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
       ecrit = await repository.ajouter({ housingRequestId: demande.id, de, auteurUserId, texte, le }, trx);
       if (de === 'mairie') await mailer.enqueue(mailMessageMairie(encore, config.publicUrl, texte, noms), { trx, demandeId: demande.id });
-      else if (gestionnaire) await mailer.enqueue(mailMessageDemandeur(demande, config.publicUrl, gestionnaire.email, gestionnaire.suit), { trx, demandeId: demande.id });
+      else if (gestionnaire) await mailer.enqueue(mailMessageDemandeur(encore, config.publicUrl, gestionnaire.email, gestionnaire.suit), { trx, demandeId: demande.id });
       return ecrit.id;
     };
     const docs = pieces && pieces.fichiers > 0 ? await pieces.enregistrer((trx) => ecrire(trx, pieces.noms)) : [];
