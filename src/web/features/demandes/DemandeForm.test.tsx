@@ -26,6 +26,18 @@ async function fillRequired(user: ReturnType<typeof userEvent.setup>) {
   await user.type(screen.getByLabelText(/^Motivations/u), 'Logement trop petit');
 }
 
+/** A signed-in resident's account, as /user/me answers it. */
+const COMPTE = {
+  status: 200,
+  body: {
+    data: {
+      uid: 'u1', prenom: 'Lucas', nom: 'Garcia', pic: null, email: 'lucas@example.org', gender: 'H', birthday: '1992-03-15',
+      residence: 'Le Mail, bât. C', rue: 'Avenue Jean-Monnet', userType: 'user', visibilite: 'voisins', dateDEnregistrement: '2026-01-01T00:00:00.000Z',
+      invitationLink: 'http://x/invitation/u1', followers: [], following: [],
+    },
+  },
+};
+
 describe('the request form', () => {
   it('shows the form defaults of the domain', () => {
     renderWithProviders(<DemandeForm onCreated={() => {}} />);
@@ -93,16 +105,7 @@ describe('the request form', () => {
 
   it('fills the form from the signed-in account', async () => {
     localStorage.clear();
-    answers['GET /app/api/user/me'] = {
-      status: 200,
-      body: {
-        data: {
-          uid: 'u1', prenom: 'Lucas', nom: 'Garcia', pic: null, email: 'lucas@example.org', gender: 'H', birthday: '1992-03-15',
-          residence: 'Le Mail, bât. C', rue: 'Avenue Jean-Monnet', userType: 'user', visibilite: 'voisins', dateDEnregistrement: '2026-01-01T00:00:00.000Z',
-          invitationLink: 'http://x/invitation/u1', followers: [], following: [],
-        },
-      },
-    };
+    answers['GET /app/api/user/me'] = COMPTE;
     renderWithProviders(<DemandeForm onCreated={() => {}} />);
     // The account arrives after the first render; on a loaded machine, past waitFor's default second.
     await waitFor(() => expect(screen.getByLabelText(/^Prénom/u)).toHaveValue('Lucas'), { timeout: 5000 });
@@ -117,17 +120,7 @@ describe('the request form', () => {
   it('keeps what was typed when the account arrives late (a slow link), and a draft taken back', async () => {
     localStorage.clear();
     let repondre: () => void = () => {};
-    const compte = {
-      status: 200,
-      body: {
-        data: {
-          uid: 'u1', prenom: 'Lucas', nom: 'Garcia', pic: null, email: 'lucas@example.org', gender: 'H', birthday: '1992-03-15',
-          residence: 'Le Mail', rue: 'Avenue Jean-Monnet', userType: 'user', visibilite: 'voisins', dateDEnregistrement: '2026-01-01T00:00:00.000Z',
-          invitationLink: 'http://x/invitation/u1', followers: [], following: [],
-        },
-      },
-    };
-    answers['GET /app/api/user/me'] = () => new Promise((resolve) => (repondre = () => resolve(compte)));
+    answers['GET /app/api/user/me'] = () => new Promise((resolve) => (repondre = () => resolve(COMPTE)));
     renderWithProviders(<DemandeForm onCreated={() => {}} />);
     const user = userEvent.setup();
     await user.type(screen.getByLabelText(/Numéro unique/u), '013 ABC 12345');

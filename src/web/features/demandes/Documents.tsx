@@ -122,28 +122,24 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
   async function send() {
     setSendError(null);
     setSent(false);
-    if (total > maxFiles) {
-      setSendError(`${REFUS_FICHIER.nombre(maxFiles)} Retirez-en ${total - maxFiles}.`);
-      setEnvoisFinis((n) => n + 1);
-      return;
-    }
     const files = CATEGORIES.flatMap((c) => pending[c.value].map((file) => ({ categorie: c.value, file })));
-    // The request's quota, checked before megabytes go over a slow link (the server checks again, with what it holds).
+    // The count per send, then the request's quota, checked before megabytes go over a slow link (the server checks
+    // again, with what it holds).
     const quota = parametres?.quotaDocuments;
-    if (quota) {
-      const deja = Object.values(demande.documents).flat();
-      const octets = deja.reduce((n, d) => n + d.size, 0);
-      const refus =
-        deja.length + files.length > quota.fichiers
+    const deja = Object.values(demande.documents).flat();
+    const octets = deja.reduce((n, d) => n + d.size, 0);
+    const refus =
+      total > maxFiles
+        ? `${REFUS_FICHIER.nombre(maxFiles)} Retirez-en ${total - maxFiles}.`
+        : quota && deja.length + total > quota.fichiers
           ? REFUS_FICHIER.quotaFichiers(quota.fichiers, deja.length)
-          : octets + files.reduce((n, f) => n + f.file.size, 0) > quota.octets
+          : quota && octets + files.reduce((n, f) => n + f.file.size, 0) > quota.octets
             ? REFUS_FICHIER.quotaOctets(quota.octets, octets)
             : null;
-      if (refus) {
-        setSendError(refus);
-        setEnvoisFinis((n) => n + 1);
-        return;
-      }
+    if (refus) {
+      setSendError(refus);
+      setEnvoisFinis((n) => n + 1);
+      return;
     }
     setProgress(0);
     try {

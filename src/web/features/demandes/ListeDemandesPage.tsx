@@ -182,18 +182,18 @@ function Liste() {
   const cetteListe = `${requeteDeVue(params)}&page=${params.page}`;
   const numerosChoisis = choisis.liste === cetteListe ? choisis.numeros : [];
   const filtre = Array.isArray(numerosChoisis) ? null : numerosChoisis;
-  const estChoisie = (numero: string) => (filtre ? !filtre.sauf.includes(numero) : (numerosChoisis as string[]).includes(numero));
+  const numeros = Array.isArray(numerosChoisis) ? numerosChoisis : [];
+  const estChoisie = (numero: string) => (filtre ? !filtre.sauf.includes(numero) : numeros.includes(numero));
   const choisir1 = (numero: string, oui: boolean) => {
     if (filtre) {
       setChoisis({ liste: cetteListe, numeros: { sauf: oui ? filtre.sauf.filter((n) => n !== numero) : [...filtre.sauf, numero] } });
       return;
     }
-    const avant = numerosChoisis as string[];
-    setChoisis({ liste: cetteListe, numeros: oui ? [...avant, numero] : avant.filter((n) => n !== numero) });
+    setChoisis({ liste: cetteListe, numeros: oui ? [...numeros, numero] : numeros.filter((n) => n !== numero) });
   };
   const surLaPage = data?.data.map((r) => r.numeroUnique) ?? [];
   const tousChoisis = surLaPage.length > 0 && surLaPage.every(estChoisie);
-  const quelquesChoisis = filtre !== null || (numerosChoisis as string[]).length > 0;
+  const quelquesChoisis = filtre !== null || numeros.length > 0;
   // The page's box: ticked, the page's rows (taken back from those left out of the filter); unticked, nothing.
   const choisirLaPage = (oui: boolean) =>
     setChoisis({ liste: cetteListe, numeros: !oui ? [] : filtre ? { sauf: filtre.sauf.filter((n) => !surLaPage.includes(n)) } : surLaPage });
@@ -284,7 +284,7 @@ function Liste() {
       {/* Outside what the list shows: an action that moves every row out of the list (then empty) keeps its
           progress and its count on screen, until the manager closes them. */}
       <BarreDeLot
-        choix={filtre ? { mode: 'filtre', total: data?.total ?? 0, sauf: filtre.sauf } : { mode: 'numeros', numeros: numerosChoisis as string[] }}
+        choix={filtre ? { mode: 'filtre', total: data?.total ?? 0, sauf: filtre.sauf } : { mode: 'numeros', numeros }}
         params={params}
         page={surLaPage.length}
         total={data?.total ?? 0}

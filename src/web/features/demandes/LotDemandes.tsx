@@ -20,7 +20,7 @@ const demandes = (n: number) => pluriel(n, 'demande', 'demandes');
  * « 1 non traitée (retirée ou effacée entre-temps, ou une erreur) »: the server counts as failed a request gone since
  * the action started and one a change could not be made to (a label deleted meanwhile, an error), without saying which.
  */
-const introuvables = (n: number) =>
+const nonTraitees = (n: number) =>
   `${pluriel(n, 'non traitée', 'non traitées')} (${accord(n, 'retirée ou effacée', 'retirées ou effacées')} entre-temps, ou une erreur)`;
 /** « 1 laissée telle quelle (elle porte déjà 10 étiquettes, le maximum) », « 3 laissées telles quelles (elles portent …) ». */
 const laisseesTellesQuelles = (n: number) =>
@@ -133,7 +133,7 @@ export function BarreDeLot({
           <Group gap="sm" align="flex-end">
             <Text fw={600} style={{ alignSelf: 'center' }}>
               {pluriel(n, 'demande choisie', 'demandes choisies')}
-              {choix.mode === 'filtre' ? (choix.sauf.length > 0 ? ` (celles du filtre, ${choix.sauf.length} laissée${choix.sauf.length > 1 ? 's' : ''} de côté)` : ' (toutes celles du filtre)') : ''}
+              {choix.mode === 'filtre' ? (choix.sauf.length > 0 ? ` (celles du filtre, ${pluriel(choix.sauf.length, 'laissée de côté', 'laissées de côté')})` : ' (toutes celles du filtre)') : ''}
             </Text>
             <NativeSelect
               ref={nouveauStatut}
@@ -281,7 +281,7 @@ function Progression({ etat, onFermer }: { etat: EtatLot | undefined; onFermer: 
               {etat.interrompu ? 'Traitement interrompu par un arrêt du serveur' : 'Traitement terminé'} : {pluriel(etat.faits, 'demande modifiée', 'demandes modifiées')}
               {etat.inchanges > 0 ? `, ${nombre.format(etat.inchanges)} déjà dans cet état` : ''}
               {completes > 0 ? `, ${laisseesTellesQuelles(completes)}` : ''}
-              {etat.echecs > 0 ? `, ${introuvables(etat.echecs)}` : ''}
+              {etat.echecs > 0 ? `, ${nonTraitees(etat.echecs)}` : ''}
               {etat.interrompu ? ` ; ${pluriel(etat.total - fait, 'demande non traitée', 'demandes non traitées')} : relancez le lot pour ${etat.total - fait > 1 ? 'elles' : 'elle'}` : ''}.
             </Alert>
           )}
