@@ -16,4 +16,34 @@ describe('answers written from their schema', () => {
     const statut = { acces: 'statut', numeroUnique: '013000111', statutDeLaDemande: 'En attente', dateDEnregistrement: '2026-11-22T00:00:00.000Z' };
     expect(JSON.parse(write({ data: { ...statut, email: 'fuite@exemple.fr', motivations: 'privé' } }))).toEqual({ data: statut });
   });
+
+  it('picks a union’s branch by its discriminating field alone, not by validating the whole branch', () => {
+    const vue = z.discriminatedUnion('acces', [
+      z.object({ acces: z.literal('statut'), statut: z.enum(['En attente', 'Attribué']) }),
+      z.object({ acces: z.literal('complet'), statut: z.enum(['En attente', 'Attribué']), situation: z.enum(['celibataire', 'marie']) }),
+    ]);
+    const write = serializerCompiler({ schema: z.object({ data: vue }) });
+    // A full view whose family situation is none the schema knows: the writer writes, it does not validate (before, the
+    // value matched neither branch and the answer was a 500).
+    const complet = JSON.parse(write({ data: { acces: 'complet', statut: 'Attribué', situation: 'inconnue', accessKeyHash: 'secret' } })) as Record<string, unknown>;
+    expect(complet).toEqual({ data: { acces: 'complet', statut: 'Attribué', situation: 'inconnue' } });
+    expect(JSON.parse(write({ data: { acces: 'statut', statut: 'Attribué', situation: 'marie' } }))).toEqual({ data: { acces: 'statut', statut: 'Attribué' } });
+  });
+
+  it('writes a nullable enum, a nullable number and a nested union by their types', () => {
+    const write = serializerCompiler({
+      schema: z.object({
+        sexe: z.enum(['femme', 'homme']).nullable(),
+        salaire: z.number().nullable(),
+        documents: z.array(z.object({ avis: z.enum(['accepte', 'a-remplacer']).nullable(), cache: z.string() }).partial()),
+      }),
+    });
+    expect(JSON.parse(write({ sexe: null, salaire: 1200.5, documents: [{ avis: 'accepte', secret: 'x' }, { avis: null }] }))).toEqual({
+      sexe: null,
+      salaire: 1200.5,
+      documents: [{ avis: 'accepte' }, { avis: null }],
+    });
+    expect(JSON.parse(write({ sexe: 'femme', salaire: null, documents: [] }))).toEqual({ sexe: 'femme', salaire: null, documents: [] });
+    expect(() => write({ sexe: 3, salaire: null, documents: [] })).toThrow();
+  });
 });

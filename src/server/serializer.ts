@@ -9,7 +9,7 @@ import { z } from '../domain/zod.js';
  */
 export function ecriture(schema: unknown): (data: unknown) => string {
   const jsonSchema = z.toJSONSchema(schema as z.ZodType, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
-  return fastJson(allowingExtraFields(jsonSchema) as Parameters<typeof fastJson>[0]);
+  return fastJson(pourEcrire(jsonSchema) as Parameters<typeof fastJson>[0]);
 }
 
 /**
@@ -22,17 +22,71 @@ export function serializerCompiler({ schema }: { schema: unknown }): (data: unkn
   return (data) => (write ??= ecriture(schema))(data);
 }
 
+type Noeud = Record<string, unknown>;
+const estNoeud = (value: unknown): value is Noeud => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /**
- * zod's objects say `additionalProperties: false`; fast-json-stringify picks a union's branch by validating
- * against it, so an answer with one field too many would match no branch and fail. Extra fields are allowed
- * for that choice; the writer still writes only the named ones.
+ * The JSON Schema as the writer needs it. fast-json-stringify picks a union's branch (anyOf, oneOf) by validating the
+ * value against each branch in turn with ajv, the whole branch, nested objects and enums included: the private key's
+ * full view paid ~5 µs a request for it (issue 11). A writer only writes; so:
+ * - zod's objects say `additionalProperties: false`: dropped, else an answer with one field too many would match no
+ *   branch (the writer still writes only the named fields);
+ * - a union of plain values (a nullable enum: `anyOf: [{type: string, enum}, {type: null}]`) becomes one list of
+ *   types, which the writer tells apart by `typeof`;
+ * - a union of objects told apart by one field's constant (zod's discriminatedUnion) becomes `if`/`then`/`else` on
+ *   that field alone, the last branch in the last `else`.
  */
-function allowingExtraFields(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(allowingExtraFields);
-  if (node === null || typeof node !== 'object') return node;
-  return Object.fromEntries(
-    Object.entries(node)
-      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
-      .map(([key, value]) => [key, allowingExtraFields(value)]),
-  );
+export function pourEcrire(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(pourEcrire);
+  if (!estNoeud(node)) return node;
+  const copie: Noeud = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    copie[key] = pourEcrire(value);
+  }
+  for (const union of ['anyOf', 'oneOf'] as const) {
+    const branches = copie[union];
+    if (!Array.isArray(branches) || !branches.every(estNoeud)) continue;
+    const { [union]: _branches, ...freres } = copie;
+    const types = typesSimples(branches);
+    if (types) return { ...freres, type: types };
+    const discriminant = champDiscriminant(branches);
+    if (discriminant && Object.keys(freres).length === 0) return siAlorsSinon(branches, discriminant);
+  }
+  return copie;
+}
+
+/** The types of a union of plain values (no object, array, reference or nested union), or null. */
+function typesSimples(branches: Noeud[]): string[] | null {
+  const types = new Set<string>();
+  for (const branche of branches) {
+    const keys = Object.keys(branche).filter((k) => !['type', 'enum', 'const', 'format', 'description', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum'].includes(k));
+    const type = branche.type;
+    const liste = typeof type === 'string' ? [type] : Array.isArray(type) ? type : null;
+    if (keys.length > 0 || !liste || liste.some((t) => t === 'object' || t === 'array' || typeof t !== 'string')) return null;
+    for (const t of liste as string[]) types.add(t);
+  }
+  return [...types];
+}
+
+/** The field every branch (an object) requires with a constant of its own, or null. */
+function champDiscriminant(branches: Noeud[]): string | null {
+  const premiere = branches[0]!.properties;
+  if (!estNoeud(premiere)) return null;
+  for (const champ of Object.keys(premiere)) {
+    const valeurs = branches.map((b) => {
+      const propriete = estNoeud(b.properties) ? b.properties[champ] : undefined;
+      const requis = Array.isArray(b.required) && b.required.includes(champ);
+      return b.type === 'object' && requis && estNoeud(propriete) && typeof propriete.const === 'string' ? propriete.const : null;
+    });
+    if (valeurs.every((v) => v !== null) && new Set(valeurs).size === valeurs.length) return champ;
+  }
+  return null;
+}
+
+function siAlorsSinon(branches: Noeud[], champ: string): Noeud {
+  const [premiere, ...reste] = branches as [Noeud, ...Noeud[]];
+  if (reste.length === 0) return premiere;
+  const constante = (premiere.properties as Record<string, Noeud>)[champ]!.const;
+  return { if: { type: 'object', properties: { [champ]: { const: constante } }, required: [champ] }, then: premiere, else: siAlorsSinon(reste, champ) };
 }

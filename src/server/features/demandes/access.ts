@@ -30,7 +30,7 @@ export type AccesRow = Pick<DemandeRow, 'accessKeyHash' | 'ownerUserId'>;
 
 function keyMatches(row: AccesRow, presented: string): boolean {
   const expected = Buffer.from(row.accessKeyHash, 'hex');
-  const actual = Buffer.from(hashAccessKey(presented), 'hex');
+  const actual = hash('sha256', presented, 'buffer');
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
