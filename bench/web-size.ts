@@ -78,14 +78,23 @@ export function firstScreen(pathname: string, web = WEB): FirstScreen {
   const inlineCss = [...head.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gu)].reduce((n, m) => n + brotliCompressSync(m[1]!).length, 0);
   const tags = [...head.matchAll(/<script([^>]*)\ssrc="\/([^"]+\.js)"/gu)];
   const blockingScripts = tags.filter((m) => !/type="module"|\sasync|\sdefer/u.test(m[1]!)).map((m) => m[2]!);
-  const modules = [...tags.filter((m) => /type="module"/u.test(m[1]!)).map((m) => m[2]!), ...[...head.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="\/([^"]+\.js)"/gu)].map((m) => m[1]!)];
+  // Module scripts: in the head, preloaded, or added by the prerendered pages' inline loader once the page has painted.
+  const chargees = [...html.matchAll(/<script>([\s\S]*?)<\/script>/gu)].flatMap((m) => [...m[1]!.matchAll(/\.src="\/([^"]+\.js)"/gu)].map((s) => s[1]!));
+  const modules = [
+    ...tags.filter((m) => /type="module"/u.test(m[1]!)).map((m) => m[2]!),
+    ...[...head.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="\/([^"]+\.js)"/gu)].map((m) => m[1]!),
+    ...chargees,
+  ];
   // The entry imports the app (start.tsx) dynamically once the page is on screen: part of "interactive".
   const started = modules.flatMap((m) => [...fs.readFileSync(path.join(web, m), 'utf8').matchAll(/import\(["'`]\.\/([^"'`]+\.js)["'`]\)/gu)].map((d) => path.posix.join(path.posix.dirname(m), d[1]!)));
   const pageChunk = PAGE_CHUNK[pathname];
   const own = pageChunk ? fs.readdirSync(path.join(web, 'assets')).filter((f) => f.startsWith(pageChunk) && f.endsWith('.js')).map((f) => `assets/${f}`) : [];
   const scripts = withStaticImports([...blockingScripts, ...modules, ...started, ...own], web);
-  const root = /<div id="root"[^>]*>([\s\S]*?)<\/div>\s*<\/body>/u.exec(html)?.[1] ?? '';
-  const rootHasContent = root.replace(/<style[\s\S]*?<\/style>/gu, '').replace(/<[^>]+>/gu, '').trim().length > 0;
+  // The root's text: from its opening to the end of the body, the page's scripts (the prerendered pages' inline loader
+  // follows the root) and styles left out.
+  const debut = html.indexOf('<div id="root"');
+  const root = debut === -1 ? '' : html.slice(debut, html.lastIndexOf('</body>'));
+  const rootHasContent = root.replace(/<(style|script)[\s\S]*?<\/\1>/gu, '').replace(/<[^>]+>/gu, '').trim().length > 0;
   const sum = (files: string[]) => files.reduce((n, f) => n + servedBytes(f, web), 0);
   // With an empty root nothing shows before the app's scripts have run.
   const paintScripts = rootHasContent ? withStaticImports(blockingScripts, web) : scripts;
