@@ -163,6 +163,28 @@ describe('the request form', () => {
     localStorage.clear();
   });
 
+  it('cannot be sent from the prerendered page before the app’s script has taken it over (it would come back empty)', async () => {
+    const arbre = () => (
+      <MantineProvider theme={theme} env="test">
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <MemoryRouter>
+            <DemandeForm onCreated={() => {}} />
+          </MemoryRouter>
+        </QueryClientProvider>
+      </MantineProvider>
+    );
+    const conteneur = document.createElement('div');
+    conteneur.innerHTML = renderToString(arbre());
+    document.body.appendChild(conteneur);
+    expect(within(conteneur).getByRole('button', { name: 'Enregistrer ma demande' })).toBeDisabled();
+    expect(conteneur.querySelector('noscript')?.textContent).toContain('activez-le');
+    await act(async () => {
+      hydrateRoot(conteneur, arbre());
+    });
+    expect(within(conteneur).getByRole('button', { name: 'Enregistrer ma demande' })).toBeEnabled();
+    conteneur.remove();
+  });
+
   it('refuses a malformed e-mail and numéro before any call', async () => {
     const user = userEvent.setup();
     renderWithProviders(<DemandeForm onCreated={() => {}} />);

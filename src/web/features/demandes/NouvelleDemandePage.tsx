@@ -156,10 +156,15 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
           <ChampsDemande form={form} />
 
           <Group>
-            <Button type="submit" size="md" loading={isSubmitting} loaderProps={{ 'aria-label': 'Enregistrement en cours' }}>
+            {/* Disabled in the prerendered page until the app's script has taken it over: sent before, the form could
+                only come back empty (the server reads no form). What is typed meanwhile stays in the fields. */}
+            <Button type="submit" size="md" disabled={!hydrate} loading={isSubmitting} loaderProps={{ 'aria-label': 'Enregistrement en cours' }}>
               Enregistrer ma demande
             </Button>
           </Group>
+          <noscript>
+            <Text size="sm">L’envoi de la demande a besoin de JavaScript : activez-le dans votre navigateur, puis rechargez la page.</Text>
+          </noscript>
           <Text size="sm" c="dimmed">
             Ce que vous saisissez est gardé sur cet appareil jusqu’à l’enregistrement de la demande, {BROUILLON_DUREE_JOURS} jours
             au plus. Sur un ordinateur partagé,{' '}
