@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtiquettesRepository } from '../src/server/features/etiquettes/repository.js';
 import { EtiquettesService } from '../src/server/features/etiquettes/service.js';
 import { InstructionRepository } from '../src/server/features/instruction/repository.js';
-import { createTestApp, demande, type TestContext } from './helpers.js';
+import { attendreUnVerrou, createTestApp, demande, type TestContext } from './helpers.js';
 
 /**
  * PostgreSQL: two transactions change the labels of one request at once (READ COMMITTED). Each request's
@@ -82,5 +82,25 @@ describe.skipIf(!process.env.DATABASE_URL)('labels changed at once on PostgreSQL
     expect(await db.selectFrom('etiquettes').select('id').where('id', '=', ids.z).executeTakeFirst()).toBeUndefined();
     expect((await db.selectFrom('demandeEtiquettes').select('etiquetteId').where('housingRequestId', '=', r).execute()).map((e) => e.etiquetteId)).toEqual([ids.y]);
     expect(await tableau(r)).toEqual([ids.y]);
+  });
+
+  it('refuses in French (409) the later of two labels named alike at once, which both passed the name check', async () => {
+    const { db, dbKind, now } = ctx.app.deps;
+    const service = new EtiquettesService({ repository: new EtiquettesRepository(db, dbKind), journal: new InstructionRepository(db), now });
+    const t1 = await client();
+    let creation: Promise<unknown> | undefined;
+    try {
+      // Another admin's creation of « Urgent », not yet committed: the service's name check cannot see it.
+      await t1.query('begin');
+      await t1.query(`insert into etiquettes (id, nom, nom_cle, couleur, cree_le) values ($1, 'Urgent', 'urgent', 'rouge', now()::text)`, [crypto.randomUUID()]);
+      creation = service.creer({ nom: 'URGENT', couleur: 'bleu' }).catch((error: unknown) => error);
+      await attendreUnVerrou(db);
+      await t1.query('commit');
+    } finally {
+      await t1.end();
+    }
+    const refus = (await creation) as { statusCode?: number; code?: string; message?: string };
+    expect(refus).toMatchObject({ statusCode: 409, code: 'DUPLICATE', message: 'Une étiquette porte déjà ce nom.' });
+    expect((await db.selectFrom('etiquettes').select('nom').where('nomCle', '=', 'urgent').execute()).map((e) => e.nom)).toEqual(['Urgent']);
   });
 });
