@@ -268,7 +268,7 @@ export class SignalementsService {
     const { mailer } = this.deps;
     const texte = changement.texte?.trim() ? changement.texte.trim() : null;
     const resultat = await this.repository.transaction(async (trx) => {
-      const row = await this.repository.pourModification(signalementId, trx);
+      const row = await this.verrouiller(signalementId, changement, trx);
       if (!row) throw new ApiError(404, 'NOT_FOUND', MESSAGES.signalementIntrouvable);
       options.verifier?.(row);
       const avant = row.etat as EtatSignalement;
@@ -321,6 +321,20 @@ export class SignalementsService {
       await this.publier({ numero: row.numero, etat: row.etat as EtatSignalement, de: avant, date: row.misAJourLe, ...(etat === null ? { quoi: 'mise-a-jour' as const } : {}) }, log);
     }
     return row;
+  }
+
+  /**
+   * The report locked until the transaction ends (PostgreSQL) and, when it becomes a duplicate, its original too, the
+   * two in the order of their ids: two managers making A and B each other's duplicate at once (or Z a duplicate of A
+   * while A becomes one of B) would each read the other report before the other's change, and a loop or a chain would
+   * form. Locked, the later waits for the earlier and then reads its change (`original` refuses it).
+   */
+  private async verrouiller(signalementId: string, changement: Changement, trx: Db): Promise<SignalementRow | undefined> {
+    const autre = changement.etat === 'doublon' && changement.doublonDe ? (await this.repository.parNumero(changement.doublonDe, trx))?.id : undefined;
+    if (autre === undefined || autre === signalementId) return this.repository.pourModification(signalementId, trx);
+    const [premier, second] = autre < signalementId ? [autre, signalementId] : [signalementId, autre];
+    const lus = [await this.repository.pourModification(premier, trx), await this.repository.pourModification(second, trx)];
+    return lus.find((l) => l?.id === signalementId);
   }
 
   /**
