@@ -399,6 +399,9 @@ describe('POST requests.json', () => {
     expectErreur(await posterForm(`api_key=${encodeURIComponent(apiKey)}&service_code=voirie&address_string=1+avenue+Marcel-Pagnol&email=a%40b.fr`), 400, MESSAGES_OPEN311.positionObligatoire);
     expectErreur(await posterJson(corps({ lat: undefined, long: undefined, address_string: undefined, address_id: '545483' })), 400, MESSAGES_OPEN311.positionObligatoire);
     expectErreur(await posterJson(corps({ long: '' })), 400, MESSAGES_OPEN311.positionIncomplete);
+    // Blank is missing too, not 0 (a point outside the district).
+    expectErreur(await posterForm(`api_key=${encodeURIComponent(apiKey)}&service_code=voirie&lat=%20&long=5.413889&email=a%40b.fr`), 400, MESSAGES_OPEN311.positionIncomplete);
+    expectErreur(await posterJson(corps({ lat: [43.529444] })), 400, 'lat doit être un nombre (degrés WGS 84).');
     expectErreur(await posterJson(corps({ lat: 'nord' })), 400, 'lat doit être un nombre (degrés WGS 84).');
     expectErreur(await posterJson(corps({ lat: 95 })), 400, 'lat est entre -90 et 90.');
     // The e-mail: required here (docs/decisions/0017-open311.md).

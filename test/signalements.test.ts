@@ -288,6 +288,28 @@ describe('reports near a point', () => {
     const res = await ctx.app.inject({ method: 'GET', url: api('/signalements/proches?lat=abc&lon=5.41') });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.fields.lat).toBe('La latitude doit être un nombre.');
+    // Empty, they are missing, not the point 0, 0.
+    const vides = await ctx.app.inject({ method: 'GET', url: api('/signalements/proches?lat=&lon=%20') });
+    expect(vides.statusCode).toBe(400);
+    expect(vides.json().error.fields).toMatchObject({ lat: 'La latitude doit être un nombre.', lon: 'La longitude doit être un nombre.' });
+  });
+
+  it('refuses coordinates that are no number (null, empty, a list) as such, not as a point outside the district, and stores nothing', async () => {
+    const avant = await ctx.app.deps.db.selectFrom('signalements').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    for (const [point, champ, message] of [
+      [{ lat: null, lon: '' }, 'lat', 'La latitude doit être un nombre.'],
+      [{ lat: [43.529444], lon: 5.413889 }, 'lat', 'La latitude doit être un nombre.'],
+      [{ lat: 43.529444, lon: true }, 'lon', 'La longitude doit être un nombre.'],
+    ] as const) {
+      const res = await ctx.app.inject({ method: 'POST', url: api('/signalements'), payload: saisie(point) });
+      expect(res.statusCode, JSON.stringify(point)).toBe(400);
+      expect(res.json().error.code).toBe('VALIDATION');
+      expect(res.json().error.fields[champ]).toBe(message);
+    }
+    // A number written as text (a form) is still one.
+    expect((await ctx.app.inject({ method: 'POST', url: api('/signalements'), payload: saisie({ lat: '43.529444', lon: '5.413889' }) })).statusCode).toBe(201);
+    const apres = await ctx.app.deps.db.selectFrom('signalements').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(apres.n)).toBe(Number(avant.n) + 1);
   });
 });
 

@@ -5,7 +5,7 @@
  * answers' schemas, the argument rules and the API keys' contract for the admins' screens.
  * Specification: http://wiki.open311.org/GeoReport_v2 (and /Service_Discovery).
  */
-import { DESCRIPTION_MAX, NUMERO_SIGNALEMENT } from './signalements.js';
+import { DESCRIPTION_MAX, nombre, NUMERO_SIGNALEMENT } from './signalements.js';
 import { z } from './zod.js';
 
 /** The specification's token, as service discovery names it. */
@@ -105,7 +105,8 @@ export type ErreursOpen311 = z.infer<typeof erreursOpen311Schema>;
 // --- Arguments --------------------------------------------------------------------------------------
 
 /** « Optional » arguments: an empty value counts as absent (GeoReport v2 « Optional Arguments »). */
-const facultatif = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
+/** An optional argument: absent, empty, blank or null, it is missing. */
+const facultatif = <T extends z.ZodType>(schema: T) => z.preprocess((v) => ((typeof v === 'string' && v.trim() === '') || v === null ? undefined : v), schema.optional());
 
 /** A W3C date-time (http://www.w3.org/TR/NOTE-datetime) with its time zone, as the specification requires. */
 export const DATE_W3C = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/u;
@@ -184,9 +185,9 @@ export const nouvelleRequeteSchema = z.object({
       .trim()
       .regex(/^[a-z0-9-]{2,40}$/u, { error: 'service_code : un code de service s’écrit en lettres minuscules, chiffres et tirets (voir services.json).' }),
   ),
-  lat: facultatif(z.coerce.number({ error: 'lat doit être un nombre (degrés WGS 84).' }).min(-90, { error: 'lat est entre -90 et 90.' }).max(90, { error: 'lat est entre -90 et 90.' })),
+  lat: facultatif(nombre(z.number({ error: 'lat doit être un nombre (degrés WGS 84).' }).min(-90, { error: 'lat est entre -90 et 90.' }).max(90, { error: 'lat est entre -90 et 90.' }))),
   long: facultatif(
-    z.coerce.number({ error: 'long doit être un nombre (degrés WGS 84).' }).min(-180, { error: 'long est entre -180 et 180.' }).max(180, { error: 'long est entre -180 et 180.' }),
+    nombre(z.number({ error: 'long doit être un nombre (degrés WGS 84).' }).min(-180, { error: 'long est entre -180 et 180.' }).max(180, { error: 'long est entre -180 et 180.' })),
   ),
   address_string: texte('address_string', 200),
   address_id: texte('address_id', 200),

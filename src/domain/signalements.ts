@@ -118,15 +118,19 @@ export const categorieAdminSchema = categorieSchema.extend({ emailService: z.str
 export type CategorieAdmin = z.infer<typeof categorieAdminSchema>;
 
 
+/**
+ * A number, or a number written as text (a query string, a form): a blank text, null, an array or a boolean is no
+ * number (zod's coerce made 0 of '' and null, and 43.5 of [43.5]).
+ */
+export const nombre = (schema: z.ZodNumber) => z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), schema);
+
 /** A point in WGS 84 degrees. */
-export const latitudeSchema = z.coerce
-  .number({ error: 'La latitude doit être un nombre.' })
-  .min(-90, { error: 'La latitude est entre -90 et 90.' })
-  .max(90, { error: 'La latitude est entre -90 et 90.' });
-export const longitudeSchema = z.coerce
-  .number({ error: 'La longitude doit être un nombre.' })
-  .min(-180, { error: 'La longitude est entre -180 et 180.' })
-  .max(180, { error: 'La longitude est entre -180 et 180.' });
+export const latitudeSchema = nombre(
+  z.number({ error: 'La latitude doit être un nombre.' }).min(-90, { error: 'La latitude est entre -90 et 90.' }).max(90, { error: 'La latitude est entre -90 et 90.' }),
+);
+export const longitudeSchema = nombre(
+  z.number({ error: 'La longitude doit être un nombre.' }).min(-180, { error: 'La longitude est entre -180 et 180.' }).max(180, { error: 'La longitude est entre -180 et 180.' }),
+);
 export const pointSchema = z.object({ lat: latitudeSchema, lon: longitudeSchema });
 export type Point = z.infer<typeof pointSchema>;
 
