@@ -269,6 +269,13 @@ describe('discovery', () => {
     expectErreur(await get('/requests.xml'), 400, MESSAGES_OPEN311.formatJsonSeulement);
     expectErreur(await ctx.app.inject({ method: 'POST', url: `${V2}/requests.xml`, headers: FORM, payload: 'api_key=x' }), 400, MESSAGES_OPEN311.formatJsonSeulement);
     expectErreur(await get('/tokens/123.json'), 404, MESSAGES_OPEN311.ressourceIntrouvable);
+    // A resource that exists, with a method it does not take: 405, with what it takes.
+    const put = await ctx.app.inject({ method: 'PUT', url: `${V2}/requests.json`, headers: FORM, payload: 'api_key=x' });
+    expectErreur(put, 405, MESSAGES_OPEN311.methodeNonProposee);
+    expect(put.headers.allow).toBe('GET, HEAD, POST');
+    const suppression = await ctx.app.inject({ method: 'DELETE', url: `${V2}/requests/2026-00001.json` });
+    expectErreur(suppression, 405, MESSAGES_OPEN311.methodeNonProposee);
+    expect(suppression.headers.allow).toBe('GET, HEAD');
     expectErreur(await get(''), 404);
     expectErreur(await get('/'), 404);
   });
@@ -421,8 +428,14 @@ describe('POST requests.json', () => {
     expectErreur(deux, 400);
     expect(deux.json()).toHaveLength(2);
     // Bodies Open311 does not speak.
-    // A body without the key: the key is asked first.
-    expectErreur(await ctx.app.inject({ method: 'POST', url: `${V2}/requests.json`, headers: { 'content-type': 'text/plain' }, payload: 'bonjour' }), 403);
+    // A body no argument can be read from (a text, a JSON list): said as such, not as a missing key, key sent or not.
+    expectErreur(await ctx.app.inject({ method: 'POST', url: `${V2}/requests.json`, headers: { 'content-type': 'text/plain' }, payload: 'bonjour' }), 400, MESSAGES_OPEN311.corpsNonObjet);
+    expectErreur(
+      await ctx.app.inject({ method: 'POST', url: `${V2}/requests.json`, headers: { 'content-type': 'text/plain' }, payload: `api_key=${encodeURIComponent(apiKey)}&service_code=voirie` }),
+      400,
+      MESSAGES_OPEN311.corpsNonObjet,
+    );
+    expectErreur(await ctx.app.inject({ method: 'POST', url: `${V2}/requests.json`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify([corps({})]) }), 400, MESSAGES_OPEN311.corpsNonObjet);
     expectErreur(await ctx.app.inject({ method: 'POST', url: `${V2}/requests.json`, headers: { 'content-type': 'application/xml' }, payload: '<a/>' }), 400);
     const fichier = await multipart([{ field: 'media', name: 'photo.jpg', content: Buffer.from('x') }]);
     expectErreur(await ctx.app.inject({ method: 'POST', url: `${V2}/requests.json`, headers: fichier.headers, payload: fichier.payload }), 400, MESSAGES_OPEN311.multipart);

@@ -226,6 +226,8 @@ export const MESSAGES_OPEN311 = {
   periodeInversee: 'end_date est avant start_date : la période est vide.',
   periodeTropLongue: `La période demandée dépasse ${OPEN311_JOURS} jours : resserrez start_date et end_date.`,
   multipart: 'Envoyez le signalement en application/x-www-form-urlencoded ou en JSON (les fichiers ne sont pas reçus : donnez media_url).',
+  corpsNonObjet: 'Envoyez le signalement en application/x-www-form-urlencoded ou en JSON, un objet de ses arguments (api_key, service_code, lat, long…).',
+  methodeNonProposee: 'Cette ressource Open311 se lit avec GET ; seul requests.json reçoit aussi des signalements, avec POST.',
   tropDeRequetesCle: 'Trop de signalements envoyés avec cette clé d’API en peu de temps. Patientez quelques minutes puis réessayez.',
 } as const;
 

@@ -129,13 +129,18 @@ export function routesOpen311(deps: DepsOpen311) {
     });
     app.setNotFoundHandler((request, reply) => {
       const chemin = request.url.split('?', 1)[0]!.slice(OPEN311_CHEMIN.length);
+      reply.header('Cache-Control', 'no-store');
+      // A resource that exists, asked with another method (PUT requests.json, DELETE requests/….json): 405.
+      if (/^\/(discovery|services|requests)\.json$|^\/(services|requests)\/[^/]+\.json$/u.test(chemin)) {
+        return reply
+          .status(405)
+          .header('Allow', chemin === '/requests.json' ? 'GET, HEAD, POST' : 'GET, HEAD')
+          .send([{ code: 405, description: MESSAGES_OPEN311.methodeNonProposee }]);
+      }
       // A known resource in another format (services.xml): only JSON is offered. Anything else does not exist.
       const autreFormat = /^\/(discovery|services|requests)\.[A-Za-z0-9]+$/u.test(chemin);
       const status = autreFormat ? 400 : 404;
-      return reply
-        .status(status)
-        .header('Cache-Control', 'no-store')
-        .send([{ code: status, description: autreFormat ? MESSAGES_OPEN311.formatJsonSeulement : MESSAGES_OPEN311.ressourceIntrouvable }]);
+      return reply.status(status).send([{ code: status, description: autreFormat ? MESSAGES_OPEN311.formatJsonSeulement : MESSAGES_OPEN311.ressourceIntrouvable }]);
     });
 
     // Reading is open to pages of any site (public data); writing is not offered to browsers of other sites.
@@ -253,7 +258,9 @@ export function routesOpen311(deps: DepsOpen311) {
     const verifierCle = async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.isMultipart()) throw new ErreurOpen311(400, MESSAGES_OPEN311.multipart);
       const body = request.body;
-      const apiKey = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).api_key : undefined;
+      // A text, a list or nothing (text/plain, a JSON array): no argument can be read, the key included.
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ErreurOpen311(400, MESSAGES_OPEN311.corpsNonObjet);
+      const apiKey = (body as Record<string, unknown>).api_key;
       if (apiKey === undefined || apiKey === null || apiKey === '') throw new ErreurOpen311(403, MESSAGES_OPEN311.cleManquante);
       const cle = typeof apiKey === 'string' && apiKey.length <= 200 ? await repository.cleParHash(hashCleApi(apiKey.trim())) : undefined;
       if (!cle || cle.revoqueeLe !== null) throw new ErreurOpen311(403, MESSAGES_OPEN311.cleInvalide);
