@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/index.js';
 import type { Auth, AuthDeps } from './index.js';
 import { LectureSession } from './lecture-session.js';
-import { type ActiveSession, keepSession } from './sessions.js';
+import { type ActiveSession, keepSession, sessionVerdict } from './sessions.js';
 
 /**
  * better-auth's AsyncLocalStorages (its request state, its adapter, its endpoint context) and the calls of it under
@@ -116,4 +116,20 @@ export async function sessionUser(auth: AuthALaDemande, request: FastifyRequest)
   const active = await keepSession(db, session.session, user.userType);
   if (!active) return null;
   return { id: user.id, email: user.email, userType: user.userType ?? 'habitant', session: active };
+}
+
+/**
+ * The account of this HTTP request's session read again now, or null when it has ended (signed out, revoked, the
+ * account deleted, past its limits): for a request that lasts, a live stream, which asks while it stays open. Its
+ * activity is not written: an open page must not keep a session alive past its idle limit.
+ */
+export async function sessionRelue(auth: AuthALaDemande, request: FastifyRequest): Promise<Pick<SessionUser, 'id' | 'userType'> | null> {
+  const cookie = request.headers.cookie;
+  if (!cookie || !cookie.includes('session_token')) return null;
+  const lue = await (await auth.lectureSession(request.server.deps.db)).lire(cookie);
+  if (lue === null) return null;
+  // Expired (better-auth deletes it) or its expiry due to move forward: better-auth's own read.
+  if (lue === 'better-auth') return sessionUser(auth, request);
+  if (sessionVerdict({ id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType) === 'over') return null;
+  return { id: lue.userId, userType: lue.userType ?? 'habitant' };
 }

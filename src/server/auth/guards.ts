@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyn
 import { isGestionnaire } from '../../domain/compte.js';
 import { MESSAGES } from '../../domain/erreurs.js';
 import { ApiError } from '../errors.js';
-import { sessionUser, type SessionUser } from './a-la-demande.js';
+import { sessionRelue, sessionUser, type SessionUser } from './a-la-demande.js';
 
 /**
  * Authorisation declared, not called: a guard is an `onRequest` hook of an encapsulated scope, so
@@ -27,6 +27,15 @@ export type Acces = 'public' | 'compte' | 'gestionnaire' | 'admin';
 export async function compteDe(request: FastifyRequest): Promise<SessionUser | null> {
   if (request.compte === undefined) request.compte = await sessionUser(request.server.deps.auth, request);
   return request.compte;
+}
+
+/**
+ * Whether this request's session is still a manager's, read again now (a live stream open since the guard let it in:
+ * sign-out, revocation, deletion and a role taken back end it).
+ */
+export async function encoreGestionnaire(request: FastifyRequest): Promise<boolean> {
+  const compte = await sessionRelue(request.server.deps.auth, request);
+  return compte !== null && isGestionnaire(compte.userType);
 }
 
 const GUARDS: Record<Exclude<Acces, 'public'>, onRequestAsyncHookHandler> = {

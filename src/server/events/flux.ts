@@ -2,6 +2,9 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
+/** A comment line on every stream this often: proxies keep it open, and a reserved stream's reader is checked again. */
+const KEEP_ALIVE_MS = 25_000;
+
 /** Seconds a refused client is asked to wait before opening a stream again. */
 const RETRY_AFTER_S = 30;
 
@@ -18,7 +21,16 @@ export interface SujetDeFlux {
   abonner: (envoyer: (donnees: unknown) => void) => () => void;
   /** The 429 message when every stream of this budget is taken. */
   complet: string;
+  /**
+   * For a stream reserved to some (managers): whether its reader still is one, asked again before a message when the
+   * last answer is over VERIFICATION_MS old, and at each keep-alive. A no (or a failed read) ends the stream, the
+   * message unsent. Absent: the stream is public.
+   */
+  autorise?: () => Promise<boolean>;
 }
+
+/** How long a reserved stream's last check of its reader stands (at most one read of the session a second). */
+export const VERIFICATION_MS = 1000;
 
 /**
  * A budget of live streams (Server-Sent Events, docs/decisions/0006): each holds a connection for as long as its page
@@ -60,8 +72,39 @@ export function fluxEnDirect() {
       'x-accel-buffering': 'no',
     });
     res.write('retry: 3000\n\n');
-    const desabonner = sujet.abonner((donnees) => res.write(`event: ${sujet.nom}\ndata: ${JSON.stringify(donnees)}\n\n`));
-    const keepAlive = setInterval(() => res.write(': ok\n\n'), 25_000);
+    const ecrire = (donnees: unknown) => res.write(`event: ${sujet.nom}\ndata: ${JSON.stringify(donnees)}\n\n`);
+    // A reserved stream: checked when the guard let it in; messages arriving while a check runs wait for it, in order.
+    let verifieLe = Date.now();
+    let enAttente: unknown[] | null = null;
+    const verifier = async () => {
+      let oui = false;
+      try {
+        oui = await sujet.autorise!();
+      } catch {
+        // The session could not be read: the stream ends, the browser opens it again in 3 s and is checked then.
+      }
+      if (!oui) return end();
+      verifieLe = Date.now();
+      const messages = enAttente ?? [];
+      enAttente = null;
+      for (const m of messages) ecrire(m);
+    };
+    const envoyer = (donnees: unknown) => {
+      if (enAttente) enAttente.push(donnees);
+      else if (!sujet.autorise || Date.now() - verifieLe < VERIFICATION_MS) ecrire(donnees);
+      else {
+        enAttente = [donnees];
+        void verifier();
+      }
+    };
+    const desabonner = sujet.abonner(envoyer);
+    const keepAlive = setInterval(() => {
+      res.write(': ok\n\n');
+      if (sujet.autorise && !enAttente) {
+        enAttente = [];
+        void verifier();
+      }
+    }, KEEP_ALIVE_MS);
     const end = () => {
       // Reached from the client's close, the server's close and the response's own end: counts once.
       if (!streams.delete(end)) return;

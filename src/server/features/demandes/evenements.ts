@@ -4,7 +4,7 @@ import { numeroUniqueParamSchema, QUOI_GESTION } from '../../../domain/demande.j
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { z } from '../../../domain/zod.js';
 import { isGestionnaire } from '../../../domain/compte.js';
-import { compteDe, garde } from '../../auth/guards.js';
+import { compteDe, encoreGestionnaire, garde } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fluxEnDirect } from '../../events/flux.js';
 import { fichier } from '../../http.js';
@@ -55,6 +55,8 @@ export function evenementsRoutes({ repository }: { repository: DemandesRepositor
               if (!gestion && event.quoi !== undefined && QUOI_GESTION.includes(event.quoi)) return;
               envoyer(event);
             }),
+          // A manager's stream ends with the manager's session or role (a request's public stream has nothing to check).
+          ...(gestion ? { autorise: () => encoreGestionnaire(request) } : {}),
         });
       },
     );

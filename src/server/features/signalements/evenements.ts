@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { numeroSignalementSchema, QUOI_PRIVES, type EvenementSignalement } from '../../../domain/signalements.js';
 import { z } from '../../../domain/zod.js';
+import { encoreGestionnaire } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { fluxEnDirect } from '../../events/flux.js';
 import { fichier } from '../../http.js';
@@ -18,7 +19,8 @@ const evenementsQuery = z.object({ numero: numeroSignalementSchema.optional() })
 export function fluxSignalements() {
   const flux = fluxEnDirect();
   return {
-    ouvrir(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, garder: (event: EvenementSignalement) => boolean): void {
+    /** `autorise`: a reserved stream's check of its reader (flux.ts). */
+    ouvrir(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, garder: (event: EvenementSignalement) => boolean, autorise?: () => Promise<boolean>): void {
       flux.ouvrir(app, request, reply, {
         nom: 'signalement',
         complet: 'Le suivi en direct est complet pour le moment. Réessayez dans une minute ; en attendant, rechargez la page.',
@@ -26,6 +28,7 @@ export function fluxSignalements() {
           app.deps.bus.subscribeSignalements((event) => {
             if (garder(event)) envoyer(event);
           }),
+        ...(autorise ? { autorise } : {}),
       });
     },
     fermer: flux.fermer,
@@ -83,7 +86,8 @@ export function evenementsGestion({ repository, flux }: { repository: Signalemen
       },
       async (request, reply) => {
         const seul = request.query.numero;
-        flux.ouvrir(app, request, reply, (event) => seul === undefined || event.numero === seul);
+        // The managers' notes: the stream ends with the manager's session or role.
+        flux.ouvrir(app, request, reply, (event) => seul === undefined || event.numero === seul, () => encoreGestionnaire(request));
       },
     );
   };
