@@ -1,4 +1,21 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from '../config.js';
+
+/**
+ * Whether the module of `moduleUrl` is the file node started: compared as real paths, since node's `import.meta.url`
+ * has its links resolved and its spaces escaped, and the command line's path has neither (a release folder reached
+ * through a link, /opt/quartier-vivant → releases/…, made every program end at once with code 0: no backup).
+ */
+export function estLeProgramme(moduleUrl: string, demarre = process.argv[1]): boolean {
+  if (!demarre) return false;
+  try {
+    return fs.realpathSync(fileURLToPath(moduleUrl)) === fs.realpathSync(path.resolve(demarre));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Runs a command-line program when its file is the one node started: prints its answer (stdout when it
@@ -6,7 +23,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
  * then mails) and exits with its code. `run` answers French text, never a stack trace.
  */
 export function lancer(moduleUrl: string, run: (args: string[], env: NodeJS.ProcessEnv) => Promise<{ code: number; out: string; alerte?: boolean }>): void {
-  if (moduleUrl !== `file://${process.argv[1]}`) return;
+  if (!estLeProgramme(moduleUrl)) return;
   run(process.argv.slice(2), process.env).then(
     ({ code, out, alerte }) => {
       (code === 0 && !alerte ? process.stdout : process.stderr).write(`${out}\n`);
