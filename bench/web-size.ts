@@ -11,7 +11,7 @@
 //   tsx bench/web-size.ts [--dir <built web folder>]
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync } from 'node:zlib';
 
 const dirArg = process.argv.indexOf('--dir');
@@ -142,4 +142,4 @@ export function printWebSize(web = WEB): void {
   console.log(`  react-hook-form on /: ${rhfOnLanding ? 'yes' : 'no'}; ${assets.length} chunks in all, the rest load on demand`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) printWebSize();
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) printWebSize();

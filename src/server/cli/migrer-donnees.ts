@@ -17,7 +17,7 @@ import type { Database } from '../db/schema.js';
 import { stockagesDeLApp } from '../storage/choix.js';
 import { LocalStorage, type Storage } from '../storage/index.js';
 import { autresSessions, CliError, duree, Hasher, isStorageKey, nombre } from './archive.js';
-import { configDuProgramme, lancer } from './lancer.js';
+import { configDuProgramme, estLeProgramme, lancer } from './lancer.js';
 import { DOSSIERS, TABLES, type Dossier, type FichierReference } from './tables.js';
 
 const USAGE =
@@ -840,7 +840,7 @@ export async function run(
 
 // Ctrl-C (or SIGTERM) stops the run between two batches or two files; a second one quits at once.
 const arret = new AbortController();
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (estLeProgramme(import.meta.url)) {
   const demander = () => {
     if (arret.signal.aborted) process.exit(130);
     process.stderr.write('Arrêt demandé : la migration s’arrête après le lot ou les fichiers en cours (encore une fois pour quitter tout de suite).\n');
