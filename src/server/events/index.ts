@@ -58,6 +58,8 @@ export class PostgresBus extends LocalBus {
   private client: pg.Client | null = null;
   private closed = false;
   private readonly pool: pg.Pool;
+  /** The next attempt to listen again, while the connection is lost. */
+  private reprise: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly url: string,
@@ -68,7 +70,12 @@ export class PostgresBus extends LocalBus {
     this.pool.on('error', (error) => this.log.warn({ err: error }, 'connexion inactive perdue (publication)'));
   }
 
+  /** Listens; a failure here stops the app's start (the database is not there). */
   async start(): Promise<void> {
+    await this.ecouter();
+  }
+
+  private async ecouter(): Promise<void> {
     const client = new (pgModule().Client)({ connectionString: this.url });
     client.on('notification', (message) => {
       if ((message.channel !== CHANNEL && message.channel !== CHANNEL_SIGNALEMENTS) || !message.payload) return;
@@ -79,16 +86,51 @@ export class PostgresBus extends LocalBus {
         this.log.warn({ err: error }, 'notification illisible');
       }
     });
-    client.on('error', (error) => {
-      if (this.closed) return;
+    let perdue = false;
+    const perdre = (error: unknown) => {
+      if (perdue || this.closed) return;
+      perdue = true;
+      if (this.client !== client) return;
       this.log.error({ err: error }, 'connexion LISTEN perdue, reconnexion');
       this.client = null;
-      setTimeout(() => void this.start().catch(() => undefined), 1000);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    await client.query(`LISTEN ${CHANNEL_SIGNALEMENTS}`);
+      void client.end().catch(() => undefined);
+      this.reessayer(1000);
+    };
+    client.on('error', perdre);
+    client.on('end', () => perdre(new Error('connexion fermée par le serveur')));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL_SIGNALEMENTS}`);
+    } catch (error) {
+      perdue = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.client = client;
+  }
+
+  /**
+   * Listens again after `delaiMs`, then twice as long after each failure (at most 30 s), until it succeeds: the
+   * database restarting or out of reach for a while must not leave this instance deaf for good.
+   */
+  private reessayer(delaiMs: number): void {
+    this.reprise = setTimeout(() => {
+      if (this.closed) return;
+      this.ecouter().then(
+        () => {
+          if (!this.closed) this.log.info('connexion LISTEN rétablie');
+        },
+        (error: unknown) => {
+          this.log.warn({ err: error, nouvelEssaiDansMs: Math.min(delaiMs * 2, 30_000) }, 'reconnexion LISTEN échouée');
+          this.reessayer(Math.min(delaiMs * 2, 30_000));
+        },
+      );
+    }, delaiMs);
   }
 
   override async publish(event: EvenementDirect): Promise<void> {
@@ -101,6 +143,7 @@ export class PostgresBus extends LocalBus {
 
   override async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.reprise);
     await super.close();
     await this.client?.end().catch(() => undefined);
     await this.pool.end();
