@@ -72,6 +72,36 @@ describe('/profile: how the sending of a form ends (RGAA 7.5)', () => {
     expect(within(infos).getByRole('status')).toBeEmptyDOMElement();
   });
 
+  it('sends the new address’s link once: saving the names afterwards does not send it again', async () => {
+    answers['POST /app/api/auth/change-email'] = { status: 200, body: { status: true } };
+    const user = userEvent.setup();
+    renderWithProviders(<ProfilPage />);
+    const infos = await carte('Mes informations');
+    const statut = within(infos).getByRole('status');
+    await user.clear(within(infos).getByLabelText(/^Adresse e-mail/u));
+    await user.type(within(infos).getByLabelText(/^Adresse e-mail/u), 'lucas.garcia@example.org');
+    await user.click(within(infos).getByRole('button', { name: 'Enregistrer' }));
+    expect(await within(statut).findByText(/Un lien de confirmation a été envoyé à lucas.garcia@example.org/u)).toBeInTheDocument();
+
+    await user.type(within(infos).getByLabelText(/^Prénom/u), 'ne');
+    await user.click(within(infos).getByRole('button', { name: 'Enregistrer' }));
+    expect(await within(statut).findByText('Nom et prénom enregistrés.')).toBeInTheDocument();
+    expect(calls.filter((c) => c.url === '/app/api/auth/change-email')).toHaveLength(1);
+  });
+
+  it('says the names saved when the address’s link then fails, beside the failure', async () => {
+    answers['POST /app/api/auth/change-email'] = { status: 429, body: { error: { code: 'RATE_LIMITED', message: 'Trop de demandes de lien pour cette adresse.' } } };
+    const user = userEvent.setup();
+    renderWithProviders(<ProfilPage />);
+    const infos = await carte('Mes informations');
+    await user.type(within(infos).getByLabelText(/^Prénom/u), 'ne');
+    await user.clear(within(infos).getByLabelText(/^Adresse e-mail/u));
+    await user.type(within(infos).getByLabelText(/^Adresse e-mail/u), 'lucas.garcia@example.org');
+    await user.click(within(infos).getByRole('button', { name: 'Enregistrer' }));
+    expect(await within(infos).findByRole('alert')).toHaveTextContent('Trop de demandes de lien pour cette adresse.');
+    expect(within(infos).getByRole('status')).toHaveTextContent('Nom et prénom enregistrés.');
+  });
+
   it('says the visibility chosen politely, in the status region, with no alert', async () => {
     const user = userEvent.setup();
     renderWithProviders(<ProfilPage />);

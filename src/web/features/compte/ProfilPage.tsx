@@ -68,6 +68,9 @@ function Profil({ moi }: { moi: Moi }) {
     defaultValues: { nom: moi.nom, prenom: moi.prenom, email: moi.email },
   });
   const field = (name: FieldPath<MesInformations>) => register(name, { onChange: () => setStatus(null) });
+  // The new address a link was sent to from this page: it stays in the field until the link is opened, and saving the
+  // names again must not send it again (each send counts against the address's limit of links).
+  const [adresseDemandee, setAdresseDemandee] = useState<string | null>(null);
 
   // Each attempt starts without the previous one's messages, also when the fields are refused before any call.
   const save = handleSubmit(async ({ nom, prenom, email }) => {
@@ -79,8 +82,9 @@ function Profil({ moi }: { moi: Moi }) {
         reset({ nom: saved.nom, prenom: saved.prenom, email });
         done.push('Nom et prénom enregistrés.');
       }
-      if (email !== moi.email) {
+      if (email !== moi.email && email !== adresseDemandee) {
         await changementEmail.mutateAsync(email);
+        setAdresseDemandee(email);
         done.push(`Un lien de confirmation a été envoyé à ${email} : l’adresse changera quand vous l’aurez ouvert.`);
       }
       await queryClient.invalidateQueries({ queryKey: cles.moi });
@@ -89,6 +93,8 @@ function Profil({ moi }: { moi: Moi }) {
       if (error instanceof ApiError) {
         for (const [name, message] of Object.entries(error.fields)) setError(name as FieldPath<MesInformations>, { message });
       }
+      // What was saved before the failure is said too (the names, when the address's link could not be sent).
+      if (done.length > 0) setStatus(done.join(' '));
       setFailure(errorMessage(error, MESSAGES.reseau));
     }
   }, () => {
