@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { natif } from '../src/server/db/index.js';
@@ -333,3 +334,74 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
     }
   });
 });
+
+describe('the outbox after a failure', () => {
+  it('keeps one person’s mails in their order when the first fails: the next ones wait for its next try', async () => {
+    const recus: string[] = [];
+    const refuse = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, _session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          const subject = /^Subject: (.*)$/mu.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? '';
+          if (subject === 'Ordre 1') return callback(Object.assign(new Error('Boîte momentanément pleine'), { responseCode: 451 }));
+          recus.push(subject);
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => refuse.listen(0, '127.0.0.1', resolve));
+    const app = await createTestApp();
+    await app.app.deps.mailer.close();
+    const mailer = createMailer({
+      smtpUrl: `smtp://127.0.0.1:${(refuse.server.address() as AddressInfo).port}`,
+      mailDir: path.join(app.dataDir, 'mail'),
+      from: 'Mairie <mairie@example.org>',
+      log: app.app.log,
+      outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
+    });
+    try {
+      await app.app.deps.db.transaction().execute(async (trx) => {
+        for (const [i, etape] of ['Ordre 1', 'Ordre 2', 'Ordre 3'].entries()) await mailer.enqueue({ to: 'ordre@example.org', subject: etape, text: 'Bonjour' }, { trx, delayMs: i });
+      });
+      await mailer.idle();
+      const [un, deux, trois] = await Promise.all(['Ordre 1', 'Ordre 2', 'Ordre 3'].map((sujet) => outboxRow(app.app, sujet)));
+      expect(recus).toEqual([]);
+      expect(un).toMatchObject({ attempts: 1, sentAt: null });
+      for (const suivant of [deux!, trois!]) expect(suivant).toMatchObject({ attempts: 0, sentAt: null, claimedAt: null });
+      expect(Date.parse(deux!.sendAfter)).toBeGreaterThan(Date.parse(un!.sendAfter));
+      expect(Date.parse(trois!.sendAfter)).toBeGreaterThan(Date.parse(deux!.sendAfter));
+    } finally {
+      await mailer.close();
+      await app.close();
+      await new Promise<void>((resolve) => refuse.close(() => resolve()));
+    }
+  });
+
+  it('marks a sent mail as sent when the database fails for a moment just after: it is not sent again', async () => {
+    const app = await createTestApp();
+    const { db, dbKind } = app.app.deps;
+    try {
+      await sql`create table panne_marquage (x integer)`.execute(db);
+      if (dbKind === 'sqlite') {
+        await sql`create trigger panne_marquage_t before update of sent_at on mail_outbox when new.sent_at is not null and (select count(*) from panne_marquage) > 0 begin select raise(abort, 'disque momentanément indisponible'); end`.execute(db);
+      } else {
+        await sql`create function panne_marquage_f() returns trigger language plpgsql as $$ begin if exists (select 1 from panne_marquage) then raise exception 'disque momentanément indisponible'; end if; return new; end $$`.execute(db);
+        await sql`create trigger panne_marquage_t before update of sent_at on mail_outbox for each row when (new.sent_at is not null) execute function panne_marquage_f()`.execute(db);
+      }
+      await sql`insert into panne_marquage values (1)`.execute(db);
+      const fin = setTimeout(() => void sql`delete from panne_marquage`.execute(db), 300);
+      await app.app.deps.mailer.enqueue({ to: 'marque@example.org', subject: 'Marquage', text: 'Bonjour' });
+      await app.app.deps.mailer.idle();
+      clearTimeout(fin);
+      expect(await outboxRow(app.app, 'Marquage')).toMatchObject({ sentAt: expect.any(String), claimToken: null, body: '' });
+      const dir = path.join(app.dataDir, 'mail');
+      expect(fs.readdirSync(dir).filter((f) => fs.readFileSync(path.join(dir, f), 'utf8').includes('Subject: Marquage'))).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
+});
+

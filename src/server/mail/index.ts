@@ -142,6 +142,10 @@ export function retryDelayMs(attempts: number): number {
 
 type OutboxRow = MailOutboxTable;
 
+/** A sent mail is marked sent in up to this many tries, this long apart (then longer): a database's blip. */
+const MARQUAGE_ESSAIS = 5;
+const MARQUAGE_ATTENTE_MS = 200;
+
 class OutboxMailer implements Mailer {
   private readonly db: Db;
   /** Passes run one after another. */
@@ -327,21 +331,41 @@ class OutboxMailer implements Mailer {
             rendus.push(...file.slice(index));
             break;
           }
-          if (!(await this.deliverRow(row, token))) {
+          const echec = await this.deliverRow(row, token);
+          if (echec) {
             enPanne = true;
-            rendus.push(...file.slice(index + 1));
+            // The recipient's next mails wait for this one's next try: a status must not arrive before the one it follows.
+            await this.apres(file.slice(index + 1), echec.retryAt, token);
             break;
           }
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(EN_PARALLELE, files.length) }, envoyer));
-    await this.release(rendus, token);
+    try {
+      await Promise.all(Array.from({ length: Math.min(EN_PARALLELE, files.length) }, envoyer));
+    } finally {
+      // Also when a delivery's bookkeeping failed: the rows not tried go back now, not after the claim's 5 minutes.
+      await this.release(rendus, token);
+    }
     await this.purge();
     return rows.length;
   }
 
-  private async deliverRow(row: OutboxRow, token: string): Promise<boolean> {
+  /** Puts `rows` (one recipient's, in their order) back in the queue after `retryAt`, in the same order. */
+  private async apres(rows: OutboxRow[], retryAt: string, token: string): Promise<void> {
+    const debut = Date.parse(retryAt);
+    for (const [k, row] of rows.entries()) {
+      await this.db
+        .updateTable('mailOutbox')
+        .set({ sendAfter: new Date(Math.max(debut + k + 1, Date.parse(row.sendAfter))).toISOString(), claimedAt: null, claimToken: null })
+        .where('id', '=', row.id)
+        .where('claimToken', '=', token)
+        .execute();
+    }
+  }
+
+  /** Sends one claimed row; null when sent, else when it will be tried again. */
+  private async deliverRow(row: OutboxRow, token: string): Promise<{ retryAt: string } | null> {
     try {
       const attachments = await this.piecesJointes(row);
       await this.deliver({ to: row.recipient, subject: row.subject, text: row.body, from: this.from, ...(attachments.length > 0 ? { attachments } : {}) });
@@ -357,15 +381,22 @@ class OutboxMailer implements Mailer {
         .where('id', '=', row.id)
         .where('claimToken', '=', token)
         .execute();
-      return false;
+      return { retryAt };
     }
-    // The text may hold a link with a token (password reset): it is not kept once sent.
-    await this.db
-      .updateTable('mailOutbox')
-      .set({ attempts: row.attempts + 1, sentAt: new Date().toISOString(), body: '', claimToken: null })
-      .where('id', '=', row.id)
-      .execute();
-    return true;
+    // The text may hold a link with a token (password reset): it is not kept once sent. Sent, it must be marked so:
+    // left claimed and unsent, it would go out again once the claim is 5 minutes old. A database that fails for a
+    // moment is tried again.
+    const sentAt = new Date().toISOString();
+    for (let essai = 1; ; essai += 1) {
+      try {
+        await this.db.updateTable('mailOutbox').set({ attempts: row.attempts + 1, sentAt, body: '', claimToken: null }).where('id', '=', row.id).execute();
+        return null;
+      } catch (error) {
+        if (essai >= MARQUAGE_ESSAIS) throw error;
+        this.log.warn({ err: error, mail: row.id, essai }, 'e-mail envoyé, mais pas encore marqué comme tel : nouvel essai');
+        await new Promise((r) => setTimeout(r, MARQUAGE_ATTENTE_MS * essai));
+      }
+    }
   }
 
   private async release(rows: OutboxRow[], token: string): Promise<void> {
