@@ -1,5 +1,5 @@
 import { Alert, Checkbox, Fieldset, NativeSelect, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Controller, type FieldPath, type UseFormReturn } from 'react-hook-form';
 import { aujourdhui, NAISSANCE_MIN } from '../../../domain/dates.js';
 import { CHAMPS_DEMANDE, TEXTE_LONG_MAX, type DemandeCreation, type DemandeSaisie } from '../../../domain/demande.js';
@@ -189,7 +189,8 @@ export function erreursDuServeur(form: FormulaireDemande, error: unknown): void 
  * Above the form: why it was not saved (`erreur`, focused when it appears), or how many fields are to fix
  * once a submit found some.
  */
-export function AlertesDuFormulaire({ form, erreur, titre }: { form: FormulaireDemande; erreur: string | null; titre: string }) {
+/** `suite`: what to do next, under the error (a link). */
+export function AlertesDuFormulaire({ form, erreur, titre, suite }: { form: FormulaireDemande; erreur: string | null; titre: string; suite?: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
   const { errors, submitCount } = form.formState;
   const errorCount = Object.keys(errors).length;
@@ -200,6 +201,7 @@ export function AlertesDuFormulaire({ form, erreur, titre }: { form: FormulaireD
     return (
       <Alert ref={ref} tabIndex={-1} color="red" title={titre} role="alert">
         {erreur}
+        {suite}
       </Alert>
     );
   }

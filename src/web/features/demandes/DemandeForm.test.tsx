@@ -209,7 +209,10 @@ describe('the request form', () => {
     renderWithProviders(<DemandeForm onCreated={onCreated} />);
     await fillRequired(user);
     await user.click(screen.getByRole('button', { name: 'Enregistrer ma demande' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(MESSAGES.doublon);
+    const alerte = await screen.findByRole('alert');
+    expect(alerte).toHaveTextContent(MESSAGES.doublon);
+    // Not a dead end: the request's page, where one who lost its private link gets it again.
+    expect(within(alerte).getByRole('link', { name: 'Voir la demande n° 013abc12345' })).toHaveAttribute('href', '/logement/013abc12345');
     expect(envois().map((c) => `${c.method} ${c.url}`)).toEqual(['GET /app/api/logement/013abc12345']);
     expect(onCreated).not.toHaveBeenCalled();
   });

@@ -39,6 +39,8 @@ const BROUILLON_DELAI_MS = 400;
 
 export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => void }) {
   const [formError, setFormError] = useState<string | null>(null);
+  // The numéro of a request that already exists: its page, where one who lost its private link gets it again.
+  const [doublon, setDoublon] = useState<string | null>(null);
   // A draft left on this device by an earlier visit, offered back (not put in the form unasked).
   // The one found when the form opens, shown once the page is hydrated: the page prerendered at build has none, and
   // the render that hydrates it must match it (a mismatch makes React draw the form again, and drop what was typed
@@ -100,10 +102,12 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
 
   const onSubmit = async (data: DemandeCreation) => {
     setFormError(null);
+    setDoublon(null);
     try {
       if (await demandeExiste(data.numeroUnique)) {
         setError('numeroUnique', { message: MESSAGES.doublon }, { shouldFocus: true });
         setFormError(MESSAGES.doublon);
+        setDoublon(data.numeroUnique);
         return;
       }
       const created = await creation.mutateAsync(data);
@@ -112,7 +116,9 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
       onCreated(created);
     } catch (error) {
       erreursDuServeur(form, error);
-      setFormError(error instanceof ApiError && error.status === 409 ? MESSAGES.doublon : errorMessage(error));
+      const existe = error instanceof ApiError && error.status === 409;
+      setFormError(existe ? MESSAGES.doublon : errorMessage(error));
+      if (existe) setDoublon(data.numeroUnique);
     }
   };
 
@@ -147,7 +153,22 @@ export function DemandeForm({ onCreated }: { onCreated: (d: DemandeCreee) => voi
         </Alert>
       )}
 
-      <AlertesDuFormulaire form={form} erreur={formError} titre="La demande n’a pas été enregistrée" />
+      <AlertesDuFormulaire
+        form={form}
+        erreur={formError}
+        titre="La demande n’a pas été enregistrée"
+        suite={
+          doublon && (
+            <Text size="sm" mt="xs">
+              C’est la vôtre ?{' '}
+              <Anchor component={Link} to={paths.demande(doublon)} size="sm">
+                Voir la demande n° {doublon}
+              </Anchor>{' '}
+              : si vous avez perdu son lien privé, vous pourrez l’y recevoir de nouveau par e-mail.
+            </Text>
+          )
+        }
+      />
 
       {/* method="post": sent before the app's script has loaded, the person's data never goes into the address (GET
           would put it in the history and in a proxy's log). */}
