@@ -119,6 +119,16 @@ describe('« Vos documents »: where the focus goes', () => {
     expect(screen.queryByText('À envoyer :')).toBeNull();
   });
 
+  it('holds the send at the bottom of the screen while chosen files wait, not before', async () => {
+    const user = userEvent.setup({ applyAccept: false });
+    renderWithProviders(<UploadBlocks demande={demande()} supprimable />);
+    const barre = () => screen.getByRole('button', { name: /^Envoyer (le fichier|les \d+ fichiers)$/u }).parentElement!;
+    expect(barre().style.position).toBe('');
+    await choisir(user, 'Avis d’imposition', [pdf('avis.pdf')]);
+    expect(barre().style.position).toBe('sticky');
+    expect(barre().style.bottom).toBe('0px');
+  });
+
   it('after sending, goes to the announcement of the result', async () => {
     const user = userEvent.setup({ applyAccept: false });
     renderWithProviders(<UploadBlocks demande={demande()} supprimable />);

@@ -34,6 +34,16 @@ export const DEFAULT_MAX_BYTES = UPLOAD_MAX_MO_DEFAUT * 1024 * 1024;
 
 
 type Pending = Record<Categorie, File[]>;
+/** The send's bar while files wait: held at the bottom of the screen over the blocks. */
+const BARRE_D_ENVOI = {
+  position: 'sticky',
+  bottom: 0,
+  zIndex: 2,
+  background: 'var(--mantine-color-body)',
+  borderTop: '1px solid var(--mantine-color-gray-3)',
+  paddingBlock: 'var(--mantine-spacing-sm)',
+} as const;
+
 const emptyPending = (): Pending => ({ livret: [], identity: [], tax: [], salary: [], other: [] });
 
 
@@ -256,17 +266,21 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
           {MESSAGES.televerse}
         </Alert>
       )}
-      {progress !== null && (
-        <div>
-          <Text size="sm" mb={4}>
-            Envoi en cours : {Math.round(progress * 100)} %
-          </Text>
-          <Progress value={progress * 100} aria-label="Progression de l’envoi" animated />
-        </div>
-      )}
-      <Button onClick={send} disabled={total === 0} loading={progress !== null} size="md" w="fit-content">
-        {total <= 1 ? 'Envoyer le fichier' : `Envoyer les ${total} fichiers`}
-      </Button>
+      {/* Files chosen in any block: the send stays in sight at the bottom of the screen (on a phone the button below the
+          five blocks is a few screens away, and a person who chose a file took it for sent). */}
+      <Stack gap="xs" data-envoi={total > 0 ? 'en-attente' : undefined} style={total > 0 ? BARRE_D_ENVOI : undefined}>
+        {progress !== null && (
+          <div>
+            <Text size="sm" mb={4}>
+              Envoi en cours : {Math.round(progress * 100)} %
+            </Text>
+            <Progress value={progress * 100} aria-label="Progression de l’envoi" animated />
+          </div>
+        )}
+        <Button onClick={send} disabled={total === 0} loading={progress !== null} size="md" w="fit-content">
+          {total <= 1 ? 'Envoyer le fichier' : `Envoyer les ${total} fichiers`}
+        </Button>
+      </Stack>
     </Stack>
   );
 }
