@@ -115,6 +115,17 @@ describe('the managers’ list', () => {
     }
   });
 
+  it('puts what a manager scans first: the dates before the e-mail, which scrolls out of a 1280 px desk first', async () => {
+    renderWithProviders(<ListeDemandesPage />);
+    await screen.findByRole('table');
+    const entetes = screen.getAllByRole('columnheader').map((th) => th.textContent!.replace(/[▲▼]/gu, '').trim()).filter((t) => t.length > 0);
+    expect(entetes).toEqual(['Numéro unique', 'Statut', 'Prénom', 'Nom', 'Enregistrée le', 'Valide jusqu’au', 'Enfants', 'Logement souhaité', 'E-mail']);
+    // Each row's cells under their headers: the first row's date of registration in the fifth column after the box.
+    const cellules = within(screen.getAllByRole('row')[1]!).getAllByRole('cell');
+    expect(cellules[5]).toHaveTextContent(/^\d{2}\/\d{2}\/\d{4}$/u);
+    expect(cellules[9]).toHaveTextContent(/@/u);
+  });
+
   it('names the manager who follows each request, « un ancien gestionnaire » for an account no longer one', async () => {
     lignes = [ligne('013liste0001', 'Hélène', 'Martin', 0, 'u-camille'), ligne('013liste0002', 'Bérénice', 'Arnaud', 0, 'u-parti'), ligne('013liste0003', 'Agnès', 'Roux', 0)];
     total = 3;
