@@ -140,14 +140,21 @@ export class CompteRepository {
     if (newUserId === inviterId) return;
     if (!(await this.findById(inviterId))) return;
     const createdAt = new Date().toISOString();
-    await this.db
-      .insertInto('follows')
-      .values([
-        { followerId: newUserId, followeeId: inviterId, createdAt },
-        { followerId: inviterId, followeeId: newUserId, createdAt },
-      ])
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    try {
+      await this.db
+        .insertInto('follows')
+        .values([
+          { followerId: newUserId, followeeId: inviterId, createdAt },
+          { followerId: inviterId, followeeId: newUserId, createdAt },
+        ])
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    } catch (error) {
+      // The inviter deleted their account meanwhile (PostgreSQL, another instance): the foreign key refuses the rows,
+      // and the invitation is an unknown inviter's, as if it had come a moment later.
+      if (!(await this.findById(inviterId))) return;
+      throw error;
+    }
   }
 
   /** The other side of a user's follows: who follows them (`followers`), whom they follow (`following`). */
