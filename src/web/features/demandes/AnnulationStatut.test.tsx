@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { Notifications, notifications } from '@mantine/notifications';
 import { act, screen } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderWithProviders } from '../../test-utils.js';
 import { notifierChangement } from './AnnulationStatut.js';
@@ -17,7 +18,7 @@ function changement(id: string, ms: number) {
     notifierChangement(
       'En attente des documents',
       { numeroUnique: NUMERO, statutDeLaDemande: 'Refusé', updatedAt, annulation: { id, jusqua: new Date(Date.parse(updatedAt) + ms).toISOString() } },
-      () => {},
+      () => undefined,
     ),
   );
 }
@@ -48,3 +49,36 @@ describe('the notice of a status change', () => {
     expect(await annonce()).toBe(`Statut changé en Refusé (demande n° ${NUMERO}). L’e-mail part dans 10 secondes.`);
   });
 });
+
+describe('the notice of a status change, from the keyboard', () => {
+  it('Tab out of the notice goes on from the row’s select; Shift+Tab from « Annuler » goes back to it', async () => {
+    const user = userEvent.setup();
+    renderWithProviders(
+      <>
+        <input aria-label="Statut de la demande" />
+        <input type="checkbox" aria-label="Choisir la demande suivante" />
+        <Notifications />
+      </>,
+    );
+    const select = screen.getByRole('textbox', { name: 'Statut de la demande' });
+    const updatedAt = '2026-03-01T10:00:00.000Z';
+    act(() =>
+      notifierChangement(
+        'En attente des documents',
+        { numeroUnique: NUMERO, statutDeLaDemande: 'Refusé', updatedAt, annulation: { id: 'a-clavier', jusqua: new Date(Date.parse(updatedAt) + 10_000).toISOString() } },
+        () => select,
+      ),
+    );
+    const annuler = await screen.findByRole('button', { name: /^Annuler/u });
+    annuler.focus();
+    await user.tab();
+    expect(screen.getByRole('button', { name: 'Fermer la notification' })).toHaveFocus();
+    await user.tab();
+    expect(screen.getByRole('checkbox', { name: 'Choisir la demande suivante' })).toHaveFocus();
+
+    annuler.focus();
+    await user.tab({ shift: true });
+    expect(select).toHaveFocus();
+  });
+});
+

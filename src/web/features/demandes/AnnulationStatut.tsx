@@ -1,6 +1,6 @@
 import { Button, Group, Text, VisuallyHidden } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { StatutChange } from '../../../domain/demande.js';
 import { pluriel } from '../../../domain/pluriel.js';
 import type { Statut } from '../../../domain/statut.js';
@@ -26,13 +26,43 @@ export function focusAnnuler(numeroUnique: string): boolean {
   return true;
 }
 
+const TABULABLES = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]';
+
+/** The elements Tab goes through inside `racine`, in their order. */
+function tabulables(racine: HTMLElement): HTMLElement[] {
+  return [...racine.querySelectorAll<HTMLElement>(TABULABLES)].filter((el) => el.tabIndex >= 0);
+}
+
+/**
+ * The keyboard's way out of the notice, which sits after every row at the end of the page (Tab from the row's select
+ * leads into it): Tab from its last button goes on from the select, to what follows it in the list; Shift+Tab from
+ * its first goes back to the select. Before, the next Tab fell on the page's end and started again from its top.
+ */
+function sortieAuClavier(event: KeyboardEvent<HTMLDivElement>, select: () => HTMLElement | undefined): void {
+  if (event.key !== 'Tab') return;
+  const avis = event.currentTarget;
+  const dedans = tabulables(avis);
+  const ligne = select();
+  if (!ligne?.isConnected || dedans.length === 0) return;
+  if (!event.shiftKey && document.activeElement === dedans.at(-1)) {
+    const suivant = tabulables(document.body).find((el) => !avis.contains(el) && ligne.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+    if (!suivant) return;
+    event.preventDefault();
+    suivant.focus();
+  } else if (event.shiftKey && document.activeElement === dedans[0]) {
+    event.preventDefault();
+    ligne.focus();
+  }
+}
+
 /**
  * After a status change: « Statut changé en Refusé. L’e-mail part dans 10 s. [Annuler] », counting down
  * until the e-mail leaves (a Mantine notification, announced politely to screen readers with the server's delay,
  * « dans 30 secondes »).
- * `focusSelect` gives the focus back to the row's select when the button it was on goes away.
+ * `select`: the row's status select, which gets the focus back when the button it was on goes away.
  */
-export function notifierChangement(ancien: Statut, retour: StatutChange, focusSelect: () => void): void {
+export function notifierChangement(ancien: Statut, retour: StatutChange, select: () => HTMLElement | undefined): void {
+  const focusSelect = () => select()?.focus();
   const { annulation, numeroUnique, statutDeLaDemande } = retour;
   if (!annulation) {
     notifications.show({
@@ -67,6 +97,7 @@ export function notifierChangement(ancien: Statut, retour: StatutChange, focusSe
     'aria-live': 'polite',
     autoClose: false,
     color: 'blue',
+    onKeyDown: (event: KeyboardEvent<HTMLDivElement>) => sortieAuClavier(event, select),
     closeButtonProps: { 'aria-label': 'Fermer la notification' },
   });
 }

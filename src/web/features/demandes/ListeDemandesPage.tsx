@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, Checkbox, CloseButton, Group, Loader, NativeSelect, Pagination, SegmentedControl, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { AccesReserve, ConnexionRequise } from '../../components/AccesReserve.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -158,7 +158,6 @@ function Liste() {
 
   // Each row's status control, to give it the focus back when its notice's « Annuler » goes away.
   const selects = useRef(new Map<string, HTMLInputElement>());
-  const focusSelect = useCallback((numeroUnique: string) => selects.current.get(numeroUnique)?.focus(), []);
   // Below Mantine's sm (48em) each request is a card: the table would scroll sideways on a phone. Read at the
   // first render, so that a phone never draws the table first.
   const etroit = useMediaQuery('(max-width: 47.99em)', undefined, { getInitialValueInEffect: false });
@@ -206,7 +205,7 @@ function Liste() {
     changement.mutate(
       { ligne, statut, motif },
       {
-        onSuccess: (retour) => notifierChangement(ancien, retour, () => focusSelect(ligne.numeroUnique)),
+        onSuccess: (retour) => notifierChangement(ancien, retour, () => selects.current.get(ligne.numeroUnique)),
         onError: (e) =>
           setFailure(`Le statut de la demande n° ${ligne.numeroUnique} n’a pas été changé : ${errorMessage(e, 'erreur inattendue.')}`),
       },
