@@ -123,6 +123,21 @@ describe('POST /logement/upload-files/:numeroUnique', () => {
     expect(filesUnder(uploadsDir).length).toBe(before);
   });
 
+  it('refuses documents for a closed request (409 DEMANDE_CLOSE, in French), writing nothing; reactivated, it takes them again', async () => {
+    const key = await newRequest('013up0000c01');
+    const before = filesUnder(uploadsDir).length;
+    for (const statut of ['Refusé', 'Attribué', 'Radiée']) {
+      await ctx.app.deps.db.updateTable('housingRequests').set({ statutDeLaDemande: statut }).where('numeroUnique', '=', '013up0000c01').execute();
+      const res = await upload('013up0000c01', key, [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }]);
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toMatchObject({ code: 'DEMANDE_CLOSE', message: expect.stringMatching(new RegExp(`^Cette demande est close \\(${statut}\\) : elle ne reçoit plus de documents\\.`, 'u')) });
+    }
+    expect(await documentRows('013up0000c01')).toHaveLength(0);
+    expect(filesUnder(uploadsDir).length).toBe(before);
+    await ctx.app.deps.db.updateTable('housingRequests').set({ statutDeLaDemande: 'En attente' }).where('numeroUnique', '=', '013up0000c01').execute();
+    expect((await upload('013up0000c01', key, [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }])).statusCode).toBe(201);
+  });
+
   it('answers 404 for an unknown numéro and 400 for a malformed one', async () => {
     expect((await upload('013nobody0001', 'x', [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }])).statusCode).toBe(404);
     expect((await upload('abc', 'x', [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }])).statusCode).toBe(400);

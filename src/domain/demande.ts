@@ -146,6 +146,16 @@ export type DemandeModification = z.output<typeof demandeModificationSchema>;
 /** The fields a modification may change, in the order of the form. */
 export const CHAMPS_MODIFIABLES = Object.keys(demandeModificationSchema.shape) as (keyof DemandeModification)[];
 
+/** Whether the request still takes documents: not once closed (Attribué, Refusé, Radiée; a struck-off one again once reactivated). */
+export function recoitDesDocuments(statut: string): boolean {
+  return !estCloturee(statut);
+}
+
+/** Why a closed request takes no more documents, in French. */
+export function documentsFermes(statut: string): string {
+  return `Cette demande est close (${statut}) : elle ne reçoit plus de documents.${statut === 'Radiée' ? ' Réactivez-la d’abord, si le délai le permet.' : ''}`;
+}
+
 /**
  * Whether the applicant may still change the request's fields: before the town hall starts on it (its first
  * status), then again whenever a manager asks for corrections, until they are made; never once it is closed.

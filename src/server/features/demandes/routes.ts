@@ -6,9 +6,11 @@ import {
   demandeCreeeSchema,
   demandeSaisieSchema,
   demandeVueSchema,
+  documentsFermes,
   evenementStatutSchema,
   maDemandeSchema,
   numeroUniqueParamsSchema,
+  recoitDesDocuments,
 } from '../../../domain/demande.js';
 import type { EtatCorrection } from '../../../domain/corrections.js';
 import { documentsParCategorieSchema, libelleCategorie } from '../../../domain/documents.js';
@@ -113,6 +115,11 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       async (request, reply) => {
         // The few columns that decide access (the lookup's read), not the request's whole row.
         const row = await statutEnAccesComplet(repository, request, request.params.numeroUnique);
+        // A closed request takes no more documents (its page no longer asks for them): refused before a byte is read.
+        if (!recoitDesDocuments(row.statutDeLaDemande)) {
+          reply.header('Connection', 'close');
+          throw new ApiError(409, 'DEMANDE_CLOSE', documentsFermes(row.statutDeLaDemande));
+        }
         if (!request.isMultipart()) {
           throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.');
         }

@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, Card, Divider, Group, Loader, SimpleGrid, Stack,
 import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { formatHorodatage, formatJour } from '../../../domain/dates.js';
-import { CHAMPS_DEMANDE, peutEtreModifiee, SECTIONS_DEMANDE, valeurLue, type DemandeComplete } from '../../../domain/demande.js';
+import { CHAMPS_DEMANDE, peutEtreModifiee, recoitDesDocuments, SECTIONS_DEMANDE, valeurLue, type DemandeComplete } from '../../../domain/demande.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { isValidNumeroUnique, normaliseNumeroUnique, NUMERO_UNIQUE_MESSAGE } from '../../../domain/normalise.js';
 import { ApiError } from '../../lib/api.js';
@@ -154,7 +154,8 @@ function DemandeContent({ numero }: { numero: string }) {
           <CycleDeVie numero={numero} />
           <VosInformations demande={data} demandeur={!gestionnaire || cleIci} />
           <Divider />
-          <ChecklistDocuments demande={data} />
+          {/* A closed request waits for no document: no « Manquant » to fill. */}
+          {recoitDesDocuments(data.statutDeLaDemande) && <ChecklistDocuments demande={data} />}
           {Object.values(data.documents).some((list) => list.length > 0) && <ToutTelecharger numero={numero} />}
           <UploadBlocks demande={data} supprimable={!gestionnaire || cleIci} revue={gestionnaire} />
           {(!gestionnaire || cleIci) && <RetraitDemande numero={numero} onRetiree={() => setFin('retiree')} />}

@@ -129,6 +129,15 @@ describe('« Vos documents »: where the focus goes', () => {
     expect(barre().style.bottom).toBe('0px');
   });
 
+  it('asks no more documents of a closed request: the sent ones listed, no « Ajouter des fichiers », the reason said', async () => {
+    const close = { ...demande({ ...sansDocuments(), identity: [document('d1', 'cni.pdf')] }), statutDeLaDemande: 'Refusé' as const };
+    renderWithProviders(<UploadBlocks demande={close} supprimable />);
+    expect(await screen.findByText('Cette demande est close (Refusé) : elle ne reçoit plus de documents.')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Ajouter des fichiers' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Envoyer/u })).toBeNull();
+    expect(within(bloc('Pièce d’identité')).getByText(/cni\.pdf/u)).toBeInTheDocument();
+  });
+
   it('after sending, goes to the announcement of the result', async () => {
     const user = userEvent.setup({ applyAccept: false });
     renderWithProviders(<UploadBlocks demande={demande()} supprimable />);

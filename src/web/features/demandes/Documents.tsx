@@ -1,7 +1,7 @@
 import { Alert, Anchor, Badge, Button, Card, CloseButton, FileButton, Group, Loader, Progress, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { formatHorodatage } from '../../../domain/dates.js';
-import type { DemandeComplete } from '../../../domain/demande.js';
+import { documentsFermes, recoitDesDocuments, type DemandeComplete } from '../../../domain/demande.js';
 import { peutSupprimerDocument } from '../../../domain/effacement.js';
 import { MOTIF_AVIS_MAX } from '../../../domain/corrections.js';
 import {
@@ -96,6 +96,8 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
   const [envoisFinis, setEnvoisFinis] = useState(0);
   const envoi = useEnvoiDocuments(demande.numeroUnique, setProgress);
   const total = Object.values(pending).reduce((n, files) => n + files.length, 0);
+  // A closed request takes no more documents: those sent stay listed, nothing more is asked.
+  const ouverte = recoitDesDocuments(demande.statutDeLaDemande);
 
   // Where the focus goes once the page shows the result of an action (the element it was on may be gone).
   const retirerRefs = useRef(new Map<string, HTMLButtonElement>());
@@ -170,7 +172,12 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
       <Title order={2} size="h3">
         Vos documents
       </Title>
-      <Text>
+      {!ouverte && (
+        <Alert role="note" color="gray" variant="light">
+          {documentsFermes(demande.statutDeLaDemande)}
+        </Alert>
+      )}
+      <Text hidden={!ouverte}>
         Formats acceptés : PDF, JPEG et PNG, {formatTaille(maxBytes)} au plus par fichier
         {parametres?.quotaDocuments ? ` (${parametres.quotaDocuments.fichiers} documents et ${formatTaille(parametres.quotaDocuments.octets)} au plus par demande)` : ''}. Une
         photo nette prise avec votre téléphone convient.
@@ -232,25 +239,27 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
                 {blockErrors[categorie]}
               </Text>
             )}
-            <FileButton onChange={(files) => add(categorie, files)} accept={ACCEPT} multiple>
-              {(props) => (
-                <Button
-                  {...props}
-                  ref={(el) => {
-                    ajouterRefs.current.set(categorie, el!);
-                    return () => void ajouterRefs.current.delete(categorie);
-                  }}
-                  variant="light"
-                  vars={AJOUTER_VARS}
-                  mt="sm"
-                  w="fit-content"
-                  disabled={progress !== null}
-                  aria-describedby={`bloc-${categorie}`}
-                >
-                  Ajouter des fichiers
-                </Button>
-              )}
-            </FileButton>
+            {ouverte && (
+              <FileButton onChange={(files) => add(categorie, files)} accept={ACCEPT} multiple>
+                {(props) => (
+                  <Button
+                    {...props}
+                    ref={(el) => {
+                      ajouterRefs.current.set(categorie, el!);
+                      return () => void ajouterRefs.current.delete(categorie);
+                    }}
+                    variant="light"
+                    vars={AJOUTER_VARS}
+                    mt="sm"
+                    w="fit-content"
+                    disabled={progress !== null}
+                    aria-describedby={`bloc-${categorie}`}
+                  >
+                    Ajouter des fichiers
+                  </Button>
+                )}
+              </FileButton>
+            )}
           </Card>
         ))}
       </SimpleGrid>
@@ -268,7 +277,7 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
       )}
       {/* Files chosen in any block: the send stays in sight at the bottom of the screen (on a phone the button below the
           five blocks is a few screens away, and a person who chose a file took it for sent). */}
-      <Stack gap="xs" data-envoi={total > 0 ? 'en-attente' : undefined} style={total > 0 ? BARRE_D_ENVOI : undefined}>
+      <Stack gap="xs" hidden={!ouverte} data-envoi={total > 0 ? 'en-attente' : undefined} style={total > 0 ? BARRE_D_ENVOI : undefined}>
         {progress !== null && (
           <div>
             <Text size="sm" mb={4}>
