@@ -172,16 +172,17 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
       <Title order={2} size="h3">
         Vos documents
       </Title>
-      {!ouverte && (
+      {ouverte ? (
+        <Text>
+          Formats acceptés : PDF, JPEG et PNG, {formatTaille(maxBytes)} au plus par fichier
+          {parametres?.quotaDocuments ? ` (${parametres.quotaDocuments.fichiers} documents et ${formatTaille(parametres.quotaDocuments.octets)} au plus par demande)` : ''}.
+          Une photo nette prise avec votre téléphone convient.
+        </Text>
+      ) : (
         <Alert role="note" color="gray" variant="light">
           {documentsFermes(demande.statutDeLaDemande)}
         </Alert>
       )}
-      <Text hidden={!ouverte}>
-        Formats acceptés : PDF, JPEG et PNG, {formatTaille(maxBytes)} au plus par fichier
-        {parametres?.quotaDocuments ? ` (${parametres.quotaDocuments.fichiers} documents et ${formatTaille(parametres.quotaDocuments.octets)} au plus par demande)` : ''}. Une
-        photo nette prise avec votre téléphone convient.
-      </Text>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         {CATEGORIES.map(({ value: categorie, label }) => (
           <Card key={categorie} withBorder padding="md" component="section" aria-labelledby={`bloc-${categorie}`}>
@@ -277,19 +278,21 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
       )}
       {/* Files chosen in any block: the send stays in sight at the bottom of the screen (on a phone the button below the
           five blocks is a few screens away, and a person who chose a file took it for sent). */}
-      <Stack gap="xs" hidden={!ouverte} data-envoi={total > 0 ? 'en-attente' : undefined} style={total > 0 ? BARRE_D_ENVOI : undefined}>
-        {progress !== null && (
-          <div>
-            <Text size="sm" mb={4}>
-              Envoi en cours : {Math.round(progress * 100)} %
-            </Text>
-            <Progress value={progress * 100} aria-label="Progression de l’envoi" animated />
-          </div>
-        )}
-        <Button onClick={send} disabled={total === 0} loading={progress !== null} size="md" w="fit-content">
-          {total <= 1 ? 'Envoyer le fichier' : `Envoyer les ${total} fichiers`}
-        </Button>
-      </Stack>
+      {ouverte && (
+        <Stack gap="xs" data-envoi={total > 0 ? 'en-attente' : undefined} style={total > 0 ? BARRE_D_ENVOI : undefined}>
+          {progress !== null && (
+            <div>
+              <Text size="sm" mb={4}>
+                Envoi en cours : {Math.round(progress * 100)} %
+              </Text>
+              <Progress value={progress * 100} aria-label="Progression de l’envoi" animated />
+            </div>
+          )}
+          <Button onClick={send} disabled={total === 0} loading={progress !== null} size="md" w="fit-content">
+            {total <= 1 ? 'Envoyer le fichier' : `Envoyer les ${total} fichiers`}
+          </Button>
+        </Stack>
+      )}
     </Stack>
   );
 }
