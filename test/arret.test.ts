@@ -193,8 +193,9 @@ describe('SIGTERM', () => {
     expect(answer.status, answer.body).toBe(201);
     const exit = await server.exited;
     expect(exit).toMatchObject({ code: 0, signal: null });
-    // Promptly: no connection kept alive holds the close once its answer is sent.
-    expect(exit.at - answer.at).toBeLessThan(3000);
+    // Promptly: no connection kept alive holds the close once its answer is sent (it would hold it for the keep-alive's
+    // 72 s). The bound is far below that and far above the ~0.2 s it takes: a loaded CI machine took 3.06 s once.
+    expect(exit.at - answer.at).toBeLessThan(15_000);
     expect(logged(server, 'arrêt terminé')).toHaveLength(1);
     expect(logged(server, 'arrêt forcé')).toHaveLength(0);
     expect(server.output.join('')).not.toMatch(/"level":50/u);
