@@ -4,7 +4,7 @@ import { fromNodeHeaders } from 'better-auth/node';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/index.js';
 import type { Auth, AuthDeps } from './index.js';
-import { LectureSession } from './lecture-session.js';
+import { LectureSession, type SessionLue } from './lecture-session.js';
 import { type ActiveSession, keepSession, sessionVerdict } from './sessions.js';
 
 /**
@@ -93,29 +93,42 @@ export interface SessionUser {
 }
 
 /**
+ * This HTTP request's session as the app's own read finds it (lecture-session.ts): null (no session cookie: no
+ * database look-up; a bad signature; no such session), the session read, or 'better-auth' when better-auth has a
+ * write to make (an expired session to delete, an expiry to move forward).
+ */
+async function sessionLue(auth: AuthALaDemande, request: FastifyRequest): Promise<SessionLue | 'better-auth' | null> {
+  const cookie = request.headers.cookie;
+  if (!cookie || !cookie.includes('session_token')) return null;
+  return (await auth.lectureSession(request.server.deps.db)).lire(cookie);
+}
+
+/** The session's times the limits by role read (sessions.ts). */
+const tempsDe = (lue: SessionLue) => ({ id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt });
+
+/** better-auth's own getSession, then the limits by role: an ended session is deleted and the request is anonymous. */
+async function parBetterAuth(auth: AuthALaDemande, request: FastifyRequest): Promise<SessionUser | null> {
+  const session = await auth.avec((betterAuth) => betterAuth.api.getSession({ headers: fromNodeHeaders(request.headers) }));
+  if (!session) return null;
+  const user = session.user as typeof session.user & { userType?: string };
+  const active = await keepSession(request.server.deps.db, session.session, user.userType);
+  if (!active) return null;
+  return { id: user.id, email: user.email, userType: user.userType ?? 'habitant', session: active };
+}
+
+/**
  * The signed-in user of this HTTP request, or null (no cookie: no database look-up). One indexed query
  * (lecture-session.ts); better-auth's own getSession only when it has a write to make (an expired
  * session to delete, an expiry to move forward).
  */
 export async function sessionUser(auth: AuthALaDemande, request: FastifyRequest): Promise<SessionUser | null> {
-  const cookie = request.headers.cookie;
-  if (!cookie || !cookie.includes('session_token')) return null;
-  const { db } = request.server.deps;
-  const lue = await (await auth.lectureSession(db)).lire(cookie);
+  const lue = await sessionLue(auth, request);
   if (lue === null) return null;
-  if (lue !== 'better-auth') {
-    // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
-    const active = await keepSession(db, { id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType);
-    if (!active) return null;
-    return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant', session: active };
-  }
-  const session = await auth.avec((betterAuth) => betterAuth.api.getSession({ headers: fromNodeHeaders(request.headers) }));
-  if (!session) return null;
-  const user = session.user as typeof session.user & { userType?: string };
+  if (lue === 'better-auth') return parBetterAuth(auth, request);
   // The limits by role (sessions.ts): an ended session is deleted and the request is anonymous.
-  const active = await keepSession(db, session.session, user.userType);
+  const active = await keepSession(request.server.deps.db, tempsDe(lue), lue.userType);
   if (!active) return null;
-  return { id: user.id, email: user.email, userType: user.userType ?? 'habitant', session: active };
+  return { id: lue.userId, email: lue.email, userType: lue.userType ?? 'habitant', session: active };
 }
 
 /**
@@ -124,12 +137,9 @@ export async function sessionUser(auth: AuthALaDemande, request: FastifyRequest)
  * activity is not written: an open page must not keep a session alive past its idle limit.
  */
 export async function sessionRelue(auth: AuthALaDemande, request: FastifyRequest): Promise<Pick<SessionUser, 'id' | 'userType'> | null> {
-  const cookie = request.headers.cookie;
-  if (!cookie || !cookie.includes('session_token')) return null;
-  const lue = await (await auth.lectureSession(request.server.deps.db)).lire(cookie);
+  const lue = await sessionLue(auth, request);
   if (lue === null) return null;
-  // Expired (better-auth deletes it) or its expiry due to move forward: better-auth's own read.
-  if (lue === 'better-auth') return sessionUser(auth, request);
-  if (sessionVerdict({ id: lue.sessionId, createdAt: lue.createdAt, lastActiveAt: lue.lastActiveAt }, lue.userType) === 'over') return null;
+  if (lue === 'better-auth') return parBetterAuth(auth, request);
+  if (sessionVerdict(tempsDe(lue), lue.userType) === 'over') return null;
   return { id: lue.userId, userType: lue.userType ?? 'habitant' };
 }
