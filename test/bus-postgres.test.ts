@@ -1,51 +1,26 @@
-import net from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvenementDirect } from '../src/domain/demande.js';
 import { PostgresBus } from '../src/server/events/index.js';
 import { freshDatabaseUrl } from './db.js';
+import { relais } from './relais.js';
 
 /**
  * PostgreSQL's live events (LISTEN/NOTIFY): when the listening connection drops and the database is still out of
  * reach a second later (a restart, a fail-over), the instance keeps trying until it listens again. The database is
- * reached through a proxy on the loopback that the test cuts and opens again.
+ * reached through a relay on the loopback (relais.ts) that the test cuts and restores.
  */
 describe.skipIf(!process.env.DATABASE_URL)('live events on PostgreSQL after the database was out of reach', () => {
   let base: Awaited<ReturnType<typeof freshDatabaseUrl>>;
-  let proxy: net.Server | undefined;
-  const sockets = new Set<net.Socket>();
-  let port = 0;
-
-  const ouvrirProxy = () =>
-    new Promise<void>((resolve) => {
-      const cible = new URL(base.url!);
-      proxy = net.createServer((entree) => {
-        const sortie = net.connect(Number(cible.port || 5432), cible.hostname);
-        for (const s of [entree, sortie]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => undefined);
-        }
-        entree.pipe(sortie).pipe(entree);
-      });
-      proxy.listen(port, '127.0.0.1', () => {
-        port = (proxy!.address() as net.AddressInfo).port;
-        resolve();
-      });
-    });
-  const couperProxy = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      proxy!.close(() => resolve());
-    });
+  let coupure: Awaited<ReturnType<typeof relais>>;
 
   beforeAll(async () => {
     base = await freshDatabaseUrl('qv_bus');
-    await ouvrirProxy();
+    coupure = await relais(new URL(base.url!));
   });
   afterAll(async () => {
-    if (proxy?.listening) await couperProxy();
+    await coupure?.couper();
     await base?.drop();
   });
 
@@ -58,10 +33,8 @@ describe.skipIf(!process.env.DATABASE_URL)('live events on PostgreSQL after the 
   };
 
   it('listens again once the database answers, however many attempts fail meanwhile', { timeout: 30_000 }, async () => {
-    const url = new URL(base.url!);
-    url.port = String(port);
     const silencieux = { level: 'silent', info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, silent() {}, child: () => silencieux } as unknown as FastifyBaseLogger;
-    const bus = new PostgresBus(url.toString(), silencieux);
+    const bus = new PostgresBus(coupure.url(), silencieux);
     const recus: string[] = [];
     bus.subscribe((event) => recus.push(event.numeroUnique));
     try {
@@ -69,9 +42,9 @@ describe.skipIf(!process.env.DATABASE_URL)('live events on PostgreSQL after the 
       await notifier('013bus000001');
       await expect.poll(() => recus, { timeout: 5000 }).toContain('013bus000001');
       // The connection drops, and the database stays out of reach for 2.5 s: the first attempts fail.
-      await couperProxy();
+      await coupure.couper();
       await new Promise((r) => setTimeout(r, 2500));
-      await ouvrirProxy();
+      await coupure.retablir();
       // Sent until one arrives: events sent while it was deaf are not heard (the pages reload what they show).
       await expect
         .poll(

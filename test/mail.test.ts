@@ -69,6 +69,24 @@ it('keeps the request when the mail server is down (the failure is only logged)'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const emlIn = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
+/**
+ * An app whose outbox delivers to `serveur` (listening here on a free port), by hand: its own loop is stopped and the
+ * returned mailer polls once an hour, so that a test's `idle()` is the only pass.
+ */
+async function outboxVers(serveur: SMTPServer) {
+  await new Promise<void>((resolve) => serveur.listen(0, '127.0.0.1', resolve));
+  const app = await createTestApp();
+  await app.app.deps.mailer.close();
+  const mailer = createMailer({
+    smtpUrl: `smtp://127.0.0.1:${(serveur.server.address() as AddressInfo).port}`,
+    mailDir: path.join(app.dataDir, 'mail'),
+    from: 'Mairie <mairie@example.org>',
+    log: app.app.log,
+    outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
+  });
+  return { app, mailer };
+}
+
 const outboxRow = (app: FastifyInstance, subject: string) => app.deps.db.selectFrom('mailOutbox').selectAll().where('subject', '=', subject).executeTakeFirstOrThrow();
 
 describe('the outbox (migration 0005): queued in the database, delivered by a loop, never lost', () => {
@@ -279,16 +297,7 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
         });
       },
     });
-    await new Promise<void>((resolve) => lent.listen(0, '127.0.0.1', resolve));
-    const app = await createTestApp();
-    await app.app.deps.mailer.close();
-    const mailer = createMailer({
-      smtpUrl: `smtp://127.0.0.1:${(lent.server.address() as AddressInfo).port}`,
-      mailDir: path.join(app.dataDir, 'mail'),
-      from: 'Mairie <mairie@example.org>',
-      log: app.app.log,
-      outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
-    });
+    const { app, mailer } = await outboxVers(lent);
     try {
       // Ten mails, three of them to one person: queued together, claimed in one pass.
       await app.app.deps.db.transaction().execute(async (trx) => {
@@ -352,16 +361,7 @@ describe('the outbox after a failure', () => {
         });
       },
     });
-    await new Promise<void>((resolve) => refuse.listen(0, '127.0.0.1', resolve));
-    const app = await createTestApp();
-    await app.app.deps.mailer.close();
-    const mailer = createMailer({
-      smtpUrl: `smtp://127.0.0.1:${(refuse.server.address() as AddressInfo).port}`,
-      mailDir: path.join(app.dataDir, 'mail'),
-      from: 'Mairie <mairie@example.org>',
-      log: app.app.log,
-      outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
-    });
+    const { app, mailer } = await outboxVers(refuse);
     try {
       await app.app.deps.db.transaction().execute(async (trx) => {
         for (const [i, etape] of ['Ordre 1', 'Ordre 2', 'Ordre 3'].entries()) await mailer.enqueue({ to: 'ordre@example.org', subject: etape, text: 'Bonjour' }, { trx, delayMs: i });

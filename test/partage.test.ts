@@ -3,7 +3,6 @@
 // The two-instance journeys are in deux-instances.test.ts (PostgreSQL and Redis).
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -17,6 +16,7 @@ import { MagasinPostgres, optionsDesLimites } from '../src/server/partage/limite
 import { freshDatabaseUrl } from './db.js';
 import { createTestApp, demande } from './helpers.js';
 import { REDIS_URL, redisRepond } from './redis.js';
+import { relais } from './relais.js';
 import { portLibre } from '../scripts/ports.js';
 
 const surPostgres = Boolean(process.env.DATABASE_URL);
@@ -181,39 +181,6 @@ describe('Redis away', () => {
     expect(res.json().verifications).toMatchObject({ redis: 'échec', base: 'ok' });
   });
 });
-
-/** A TCP relay to Redis that the test can cut and restore: Redis « goes away » without touching the real server. */
-async function relais(cible: URL) {
-  const sockets = new Set<net.Socket>();
-  let serveur: net.Server | null = null;
-  let port = 0;
-  const ouvrir = () =>
-    new Promise<void>((resolve) => {
-      serveur = net.createServer((client) => {
-        const amont = net.connect(Number(cible.port || 6379), cible.hostname);
-        for (const s of [client, amont]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => undefined);
-        }
-        client.pipe(amont).pipe(client);
-      });
-      serveur.listen(port, '127.0.0.1', () => {
-        port = (serveur!.address() as net.AddressInfo).port;
-        resolve();
-      });
-    });
-  await ouvrir();
-  return {
-    url: () => `redis://127.0.0.1:${port}`,
-    couper: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        serveur!.close(() => resolve());
-      }),
-    retablir: ouvrir,
-  };
-}
 
 describe.skipIf(!avecRedis)('Redis going away and coming back', () => {
   let coupure: Awaited<ReturnType<typeof relais>>;

@@ -26,6 +26,25 @@ async function fillRequired(user: ReturnType<typeof userEvent.setup>) {
   await user.type(screen.getByLabelText(/^Motivations/u), 'Logement trop petit');
 }
 
+/** The form as the app draws it, providers included: rendered to HTML at build (prerendu), then hydrated. */
+const arbre = () => (
+  <MantineProvider theme={theme} env="test">
+    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+      <MemoryRouter>
+        <DemandeForm onCreated={() => {}} />
+      </MemoryRouter>
+    </QueryClientProvider>
+  </MantineProvider>
+);
+
+/** The page prerendered at build, in the document, before any script has taken it over. */
+function prerendu(): HTMLDivElement {
+  const conteneur = document.createElement('div');
+  conteneur.innerHTML = renderToString(arbre());
+  document.body.appendChild(conteneur);
+  return conteneur;
+}
+
 /** A signed-in resident's account, as /user/me answers it. */
 const COMPTE = {
   status: 200,
@@ -139,19 +158,8 @@ describe('the request form', () => {
 
   it('hydrates the prerendered form without redrawing it when a draft waits on the device, then offers the draft', async () => {
     localStorage.clear();
-    const arbre = () => (
-      <MantineProvider theme={theme} env="test">
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <MemoryRouter>
-            <DemandeForm onCreated={() => {}} />
-          </MemoryRouter>
-        </QueryClientProvider>
-      </MantineProvider>
-    );
     // The page as built: no draft. Then the device holds one when the script hydrates it.
-    const conteneur = document.createElement('div');
-    conteneur.innerHTML = renderToString(arbre());
-    document.body.appendChild(conteneur);
+    const conteneur = prerendu();
     brouillonDemande.ecrire({ prenom: 'Awa' });
     const erreurs: unknown[] = [];
     await act(async () => {
@@ -164,18 +172,7 @@ describe('the request form', () => {
   });
 
   it('cannot be sent from the prerendered page before the app’s script has taken it over (it would come back empty)', async () => {
-    const arbre = () => (
-      <MantineProvider theme={theme} env="test">
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <MemoryRouter>
-            <DemandeForm onCreated={() => {}} />
-          </MemoryRouter>
-        </QueryClientProvider>
-      </MantineProvider>
-    );
-    const conteneur = document.createElement('div');
-    conteneur.innerHTML = renderToString(arbre());
-    document.body.appendChild(conteneur);
+    const conteneur = prerendu();
     expect(within(conteneur).getByRole('button', { name: 'Enregistrer ma demande' })).toBeDisabled();
     expect(conteneur.querySelector('noscript')?.textContent).toContain('activez-le');
     await act(async () => {
