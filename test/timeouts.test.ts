@@ -75,7 +75,8 @@ function jsonOf(received: string): { error: { code: string; message: string } } 
   return JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
 }
 
-describe('slow clients', () => {
+// Side by side: each test waits on its own connection's timers (about 13 s one after the other, 4.5 s together).
+describe.concurrent('slow clients', () => {
   it('closes a connection whose headers trickle in, within the header timeout', async () => {
     const exchange = await slowClient('GET /app/api/parametres HTTP/1.1\r\nHost: quartier.test\r\n', (n) => `X-Lent-${n}: a\r\n`, 200);
     expect(exchange.closedAfterMs).toBeLessThan(10_000);

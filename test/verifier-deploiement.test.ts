@@ -15,6 +15,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 const avecRedis = surPostgres && (await redisRepond(REDIS_URL));
+// « un-serveur » and the script's refusals take nothing from this environment (the script passes on only PATH, HOME
+// and LANG): the same in CI's PostgreSQL run as in its SQLite run, so they run once, in the SQLite run
+// (docs/decisions/0015 §5).
+const sansBase = it.skipIf(surPostgres);
 
 /** The script as `npm run verifier-deploiement -- …` runs it, with this environment (DATABASE_URL: the PostgreSQL server to use). */
 function verifier(args: string[]): Promise<{ code: number | null; sortie: string }> {
@@ -26,7 +30,7 @@ function verifier(args: string[]): Promise<{ code: number | null; sortie: string
 }
 
 describe.concurrent('npm run verifier-deploiement', () => {
-  it('un-serveur: one instance from deploy/un-serveur.env behind the stand-in for Caddy — probes, a request and its document, the live stream, backup and restore, SIGTERM', { timeout: 150_000 }, async () => {
+  sansBase('un-serveur: one instance from deploy/un-serveur.env behind the stand-in for Caddy — probes, a request and its document, the live stream, backup and restore, SIGTERM', { timeout: 150_000 }, async () => {
     const { code, sortie } = await verifier(['un-serveur']);
     expect(code, sortie).toBe(0);
     expect(sortie).toContain('Vérification réussie (un-serveur)');
@@ -46,7 +50,7 @@ describe.concurrent('npm run verifier-deploiement', () => {
     },
   );
 
-  it('stops at an environment file naming a variable config.ts does not know, before starting anything', async () => {
+  sansBase('stops at an environment file naming a variable config.ts does not know, before starting anything', async () => {
     const dossier = await fsp.mkdtemp(path.join(os.tmpdir(), 'qv-verif-env-'));
     try {
       const fichier = path.join(dossier, 'faute.env');
@@ -63,7 +67,7 @@ describe.concurrent('npm run verifier-deploiement', () => {
     }
   });
 
-  it('refuses anything but a mode, with its usage', async () => {
+  sansBase('refuses anything but a mode, with its usage', async () => {
     const { code, sortie } = await verifier(['trois-serveurs']);
     expect(code).toBe(2);
     expect(sortie).toContain('Usage : npm run verifier-deploiement -- <un-serveur|plusieurs-instances>');
