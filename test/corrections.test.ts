@@ -325,6 +325,28 @@ describe('refusals', () => {
   });
 });
 
+describe('a request closed while corrections are asked', () => {
+  it('takes no answer any more: « corrections faites » is refused in French and the correction stays open for the desk to close', async () => {
+    await creer('015corr0011');
+    const cle = { 'x-access-key': keys['015corr0011']! };
+    expect((await call('POST', '/logement/015corr0011/corrections', { cookie: manager.cookie }, { motif: 'Votre avis d’imposition est illisible.' })).statusCode).toBe(201);
+    expect((await call('POST', '/logement/update/status', { cookie: manager.cookie }, { logementId: '015corr0011', newStatus: 'Refusé', motif: 'Hors critères' })).statusCode).toBe(200);
+    const faites = await call('POST', '/logement/015corr0011/corrections/faites', cle);
+    expect(faites.statusCode).toBe(409);
+    expect(faites.json().error).toEqual({ code: 'DEMANDE_CLOSE', message: 'Cette demande est close (Refusé) : elle n’attend plus de corrections.' });
+    const correction = await ctx.app.deps.db
+      .selectFrom('corrections')
+      .innerJoin('housingRequests', 'housingRequests.id', 'corrections.housingRequestId')
+      .where('housingRequests.numeroUnique', '=', '015corr0011')
+      .select(['corrections.faiteLe', 'corrections.closeLe'])
+      .executeTakeFirstOrThrow();
+    expect(correction).toEqual({ faiteLe: null, closeLe: null });
+    expect((await ligne('015corr0011'))?.correction).toBe('demandee');
+    expect((await call('POST', '/logement/015corr0011/corrections/cloture', { cookie: manager.cookie })).statusCode).toBe(204);
+    expect((await ligne('015corr0011'))?.correction).toBeNull();
+  });
+});
+
 describe('document review', () => {
   it('marks a document accepted or to replace (with its reason), withdraws it, and the checklist state follows', async () => {
     await creer('015corr0005');

@@ -80,7 +80,7 @@ export class CorrectionsService {
 
   /**
    * The applicant says the corrections are made: the list shows « Corrections faites » until a manager closes
-   * it, and the manager who follows the request (else the one who asked, else the last one who wrote) is told by
+   * it (never once the request is closed: 409 DEMANDE_CLOSE), and the manager who follows the request (else the one who asked, else the last one who wrote) is told by
    * e-mail; never an account that is no longer a manager.
    */
   async marquerFaite(housingRequestId: string, log: FastifyBaseLogger): Promise<Correction> {
@@ -89,6 +89,10 @@ export class CorrectionsService {
     const { row, correction } = await repository.transaction(async (trx) => {
       const row = await demandes.findForUpdate('', housingRequestId, trx);
       if (!row) throw introuvable();
+      // A closed request waits for no correction: one still open stays for a manager to close, unanswered.
+      if (estCloturee(row.statutDeLaDemande)) {
+        throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : elle n’attend plus de corrections.`);
+      }
       const ouverte = await repository.ouverte(row.id, trx);
       if (!ouverte) throw aucune();
       if (ouverte.faiteLe) return { row: null, correction: ouverte };

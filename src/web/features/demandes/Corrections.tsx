@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Card, Checkbox, Group, List, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { MOTIF_AVIS_MAX, MOTIF_CORRECTION_MAX } from '../../../domain/corrections.js';
+import { estCloturee } from '../../../domain/cycleDeVie.js';
 import { formatHorodatage } from '../../../domain/dates.js';
 import type { DemandeComplete } from '../../../domain/demande.js';
 import { CATEGORIES, ETATS_BLOC, etatDuBloc, type DocumentInfo, type EtatBloc } from '../../../domain/documents.js';
@@ -31,7 +32,8 @@ export function CorrectionDemandeur({ demande }: { demande: DemandeComplete }) {
   useEffect(() => {
     if (envoyees) annonce.current?.focus();
   }, [envoyees]);
-  if (!correction) return null;
+  // A closed request (Attribué, Refusé, Radiée) waits for no correction: the server refuses the answer.
+  if (!correction || estCloturee(demande.statutDeLaDemande)) return null;
   if (correction.etat === 'faite') {
     return (
       <Alert ref={annonce} tabIndex={-1} color="teal" variant="light" title="Corrections envoyées" role="status">

@@ -11,6 +11,8 @@ const MES_DEMANDES: MaDemande[] = [
   { acces: 'statut', numeroUnique: '013mes000001', statutDeLaDemande: 'En cours de traitement', dateDEnregistrement: '2026-10-02T09:00:00.000Z', correction: 'demandee' },
   { acces: 'statut', numeroUnique: '013mes000002', statutDeLaDemande: 'En attente', dateDEnregistrement: '2026-09-01T09:00:00.000Z', correction: 'faite' },
   { acces: 'statut', numeroUnique: '013mes000003', statutDeLaDemande: 'Passage CAL', dateDEnregistrement: '2026-08-01T09:00:00.000Z', correction: null },
+  // Refused while corrections were asked: the request waits for nothing more (its correction stays open for the desk).
+  { acces: 'statut', numeroUnique: '013mes000004', statutDeLaDemande: 'Refusé', dateDEnregistrement: '2026-07-01T09:00:00.000Z', correction: 'demandee' },
 ];
 
 beforeEach(() => {
@@ -23,10 +25,11 @@ describe('« Mes demandes »', () => {
     renderWithProviders(<DemandesAccueilPage />);
     const mes = await screen.findByRole('region', { name: 'Mes demandes' });
     const items = await within(mes).findAllByRole('listitem');
-    expect(items).toHaveLength(3);
+    expect(items).toHaveLength(4);
     expect(within(items[0]!).getByText('Corrections demandées')).toBeInTheDocument();
     expect(within(items[1]!).queryByText(/Corrections/u)).toBeNull();
     expect(within(items[2]!).queryByText(/Corrections/u)).toBeNull();
+    expect(within(items[3]!).queryByText(/Corrections/u)).toBeNull();
     expect(within(mes).getAllByText('Corrections demandées')).toHaveLength(1);
   });
 });

@@ -2,6 +2,7 @@ import { Anchor, Badge, Button, Card, Group, List, Stack, Text, Title } from '@m
 import { Link, useNavigate } from 'react-router';
 import { isGestionnaire } from '../../../domain/compte.js';
 import { ETATS_CORRECTION } from '../../../domain/corrections.js';
+import { estCloturee } from '../../../domain/cycleDeVie.js';
 import { formatJour } from '../../../domain/dates.js';
 import { numeroUniqueSchema } from '../../../domain/demande.js';
 import { NumeroLookup } from '../../components/NumeroLookup.js';
@@ -115,8 +116,8 @@ function MesDemandes() {
                 Demande n° {d.numeroUnique}
               </Anchor>{' '}
               — {d.statutDeLaDemande}, déposée le {formatJour(d.dateDEnregistrement)}
-              {/* The town hall waits for them: said where they look first (the e-mail may have been missed). */}
-              {d.correction === 'demandee' && (
+              {/* The town hall waits for them: said where they look first (the e-mail may have been missed); not once closed. */}
+              {d.correction === 'demandee' && !estCloturee(d.statutDeLaDemande) && (
                 <Badge ml="xs" size="sm" variant="filled" color={ORANGE_A_FAIRE}>
                   {ETATS_CORRECTION.demandee}
                 </Badge>
