@@ -22,6 +22,11 @@ const detailAvis = (doc: Pick<DocumentRow, 'category'>, avis: Avis | null) => `$
 const introuvable = () => new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
 const documentIntrouvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n’existe pas pour cette demande.");
 
+/** 409 DEMANDE_CLOSE on a closed request (Attribué, Refusé, Radiée), in French; `suite` says what it no longer takes. */
+function exigerOuverte(row: DemandeRow, suite: string): void {
+  if (estCloturee(row.statutDeLaDemande)) throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : ${suite}`);
+}
+
 /**
  * Requests for corrections and the review of documents (docs/produit.md « Corrections et vérification des
  * documents »). Each change is one transaction with its audit entries and, when a manager asks for
@@ -52,9 +57,7 @@ export class CorrectionsService {
     const { row, correction } = await repository.transaction(async (trx) => {
       const row = await demandes.findForUpdate('', housingRequestId, trx);
       if (!row) throw introuvable();
-      if (estCloturee(row.statutDeLaDemande)) {
-        throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : on ne peut plus y demander de corrections.`);
-      }
+      exigerOuverte(row, 'on ne peut plus y demander de corrections.');
       const ouverte = await repository.ouverte(row.id, trx);
       if (ouverte && !ouverte.faiteLe) {
         throw new ApiError(409, 'CORRECTION_EN_COURS', 'Des corrections sont déjà demandées pour cette demande : attendez la réponse de la personne, ou clôturez la demande de correction en cours.');
@@ -80,8 +83,8 @@ export class CorrectionsService {
 
   /**
    * The applicant says the corrections are made: the list shows « Corrections faites » until a manager closes
-   * it (never once the request is closed: 409 DEMANDE_CLOSE), and the manager who follows the request (else the one who asked, else the last one who wrote) is told by
-   * e-mail; never an account that is no longer a manager.
+   * it, and the manager who follows the request (else the one who asked, else the last one who wrote) is told by
+   * e-mail; never an account that is no longer a manager. Never once the request is closed (409 DEMANDE_CLOSE).
    */
   async marquerFaite(housingRequestId: string, log: FastifyBaseLogger): Promise<Correction> {
     const { repository, demandes, journal, mailer, config } = this.deps;
@@ -90,9 +93,7 @@ export class CorrectionsService {
       const row = await demandes.findForUpdate('', housingRequestId, trx);
       if (!row) throw introuvable();
       // A closed request waits for no correction: one still open stays for a manager to close, unanswered.
-      if (estCloturee(row.statutDeLaDemande)) {
-        throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : elle n’attend plus de corrections.`);
-      }
+      exigerOuverte(row, 'elle n’attend plus de corrections.');
       const ouverte = await repository.ouverte(row.id, trx);
       if (!ouverte) throw aucune();
       if (ouverte.faiteLe) return { row: null, correction: ouverte };

@@ -442,6 +442,7 @@ describe('« J’ai fait les corrections »', () => {
     const annonce = (await screen.findByText('Corrections envoyées')).closest<HTMLElement>('[role="status"]')!;
     await waitFor(() => expect(annonce).toHaveFocus());
   });
+
   it('is gone once the request is closed: a refused request waits for no correction (the server refuses the answer)', () => {
     const demandee = { etat: 'demandee' as const, motif: 'Avis illisible', demandeeLe: '2026-02-01T10:00:00.000Z', faiteLe: null };
     const { container } = renderWithProviders(<CorrectionDemandeur demande={{ ...demande(), statutDeLaDemande: 'Refusé', correction: demandee }} />);
