@@ -344,23 +344,28 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
   });
 });
 
+/** An SMTP server that refuses for now (451) the mail of subject `sujet` and keeps the others' subjects in `recus`. */
+function refusant(sujet: string, recus: string[]): SMTPServer {
+  return new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const subject = /^Subject: (.*)$/mu.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? '';
+        if (subject === sujet) return callback(Object.assign(new Error('Boîte momentanément pleine'), { responseCode: 451 }));
+        recus.push(subject);
+        callback();
+      });
+    },
+  });
+}
+
 describe('the outbox after a failure', () => {
   it('keeps one person’s mails in their order when the first fails: the next ones wait for its next try', async () => {
     const recus: string[] = [];
-    const refuse = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          const subject = /^Subject: (.*)$/mu.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? '';
-          if (subject === 'Ordre 1') return callback(Object.assign(new Error('Boîte momentanément pleine'), { responseCode: 451 }));
-          recus.push(subject);
-          callback();
-        });
-      },
-    });
+    const refuse = refusant('Ordre 1', recus);
     const { app, mailer } = await outboxVers(refuse);
     try {
       await app.app.deps.db.transaction().execute(async (trx) => {
@@ -377,6 +382,88 @@ describe('the outbox after a failure', () => {
       await mailer.close();
       await app.close();
       await new Promise<void>((resolve) => refuse.close(() => resolve()));
+    }
+  });
+
+  it('keeps a later mail of that person, not yet due when the first failed, waiting for the first one’s next try', async () => {
+    const recus: string[] = [];
+    const refuse = refusant('Suite 1', recus);
+    const { app, mailer } = await outboxVers(refuse);
+    try {
+      await mailer.enqueue({ to: 'suite@example.org', subject: 'Suite 1', text: 'Bonjour' }, { delayMs: 0 });
+      await mailer.enqueue({ to: 'suite@example.org', subject: 'Suite 2', text: 'Bonjour' }, { delayMs: 300 });
+      await mailer.idle();
+      expect(await outboxRow(app.app, 'Suite 1')).toMatchObject({ attempts: 1, sentAt: null });
+      // Past its own time, before the first one's next try: it still waits.
+      await sleep(400);
+      await mailer.idle();
+      expect(recus).toEqual([]);
+      const [un, deux] = await Promise.all(['Suite 1', 'Suite 2'].map((sujet) => outboxRow(app.app, sujet)));
+      expect(deux).toMatchObject({ attempts: 0, sentAt: null, claimedAt: null });
+      expect(Date.parse(deux!.sendAfter)).toBeGreaterThan(Date.parse(un!.sendAfter));
+    } finally {
+      await mailer.close();
+      await app.close();
+      await new Promise<void>((resolve) => refuse.close(() => resolve()));
+    }
+  });
+
+  it('renews its claim while the mail server takes long: another instance does not send the mail a second time', async () => {
+    // A mail server that holds its answer to the message until told (a slow exchange, longer than a claim lasts).
+    const recus: string[] = [];
+    let tenu: (() => void) | undefined;
+    const lent = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          recus.push(session.envelope.rcptTo[0]!.address);
+          if (tenu) return callback();
+          tenu = () => callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => lent.listen(0, '127.0.0.1', resolve));
+    const app = await createTestApp();
+    await app.app.deps.mailer.close();
+    const claimTimeoutMs = 300;
+    const instance = (smtpUrl: string | undefined) =>
+      createMailer({
+        smtpUrl,
+        mailDir: path.join(app.dataDir, 'mail'),
+        from: 'Mairie <mairie@example.org>',
+        log: app.app.log,
+        outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000, claimTimeoutMs },
+      });
+    // Two instances of the server over one database; the second delivers to files (what it would send shows there).
+    const premiere = instance(`smtp://127.0.0.1:${(lent.server.address() as AddressInfo).port}`);
+    const seconde = instance(undefined);
+    try {
+      await premiere.enqueue({ to: 'lent@example.org', subject: 'Lent', text: 'Bonjour' });
+      for (let i = 0; i < 250 && !tenu; i++) await sleep(20);
+      expect(tenu).toBeDefined();
+      // Three times the claim's life, the second instance passing all along: the mail stays claimed by the first.
+      for (let t = 0; t < 3 * claimTimeoutMs; t += 100) {
+        await sleep(100);
+        await seconde.idle();
+      }
+      expect(emlIn(path.join(app.dataDir, 'mail'))).toEqual([]);
+      const pendant = await outboxRow(app.app, 'Lent');
+      expect(pendant).toMatchObject({ sentAt: null, claimToken: expect.any(String) });
+      expect(Date.now() - Date.parse(pendant.claimedAt!)).toBeLessThan(claimTimeoutMs);
+      tenu!();
+      await premiere.idle();
+      expect(await outboxRow(app.app, 'Lent')).toMatchObject({ sentAt: expect.any(String), claimToken: null, attempts: 1 });
+      await seconde.idle();
+      expect(recus).toEqual(['lent@example.org']);
+      expect(emlIn(path.join(app.dataDir, 'mail'))).toEqual([]);
+    } finally {
+      tenu?.();
+      await premiere.close();
+      await seconde.close();
+      await app.close();
+      await new Promise<void>((resolve) => lent.close(() => resolve()));
     }
   });
 

@@ -74,6 +74,8 @@ export interface OutboxOptions {
   kind: DbKind;
   /** How often the loop looks for due mails (default 1 s). */
   pollMs?: number;
+  /** How long a claim holds without being renewed (default CLAIM_TIMEOUT_MS; tests shorten it). */
+  claimTimeoutMs?: number;
 }
 
 type Deliver = ((mail: Omit<Mail, 'piecesJointes'> & { from: string; attachments?: PieceJointe[] }) => Promise<void>) & {
@@ -88,7 +90,8 @@ type Deliver = ((mail: Omit<Mail, 'piecesJointes'> & { from: string; attachments
 function smtpDeliver(smtpUrl: string): Deliver {
   let transport: Promise<{ sendMail(mail: object): Promise<unknown>; close(): void }> | undefined;
   const deliver: Deliver = async (mail) => {
-    // Bounded waits: a claimed row is taken back by another instance after CLAIM_TIMEOUT_MS. A pool of
+    // Bounded waits: a mail server that stops answering fails the delivery, tried again later (the pass renews its
+    // claim meanwhile, so no other instance sends the mail too). A pool of
     // connections kept open (as many as mails sent at once): a mail does not pay for a connection, its TLS and
     // its login each time.
     transport ??= import('nodemailer').then(({ default: nodemailer }) =>
@@ -129,7 +132,11 @@ export function createMailer(options: { smtpUrl: string | undefined; mailDir: st
 const BATCH = 10;
 /** Mails of one pass sent at the same time (to different recipients), and the SMTP connections kept for them. */
 const EN_PARALLELE = 4;
-/** A claim older than this is taken to be an instance that died while sending: the row is claimed again. */
+/**
+ * A claim older than this is taken to be an instance that died while sending: the row is claimed again. A pass renews
+ * its claims every fifth of it while it sends, so that a slow exchange with the mail server (each of its steps may wait
+ * up to a minute) never lets another instance take a mail on its way and send it a second time.
+ */
 export const CLAIM_TIMEOUT_MS = 5 * 60_000;
 /** Sent rows (their text already emptied) are kept this long as a trace, then deleted. */
 export const KEEP_SENT_MS = 30 * 24 * 3600_000;
@@ -156,6 +163,7 @@ class OutboxMailer implements Mailer {
   private lastPurge = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly resolveurs = new Map<string, ResolveurPieceJointe>();
+  private readonly claimTimeoutMs: number;
 
   constructor(
     private readonly deliver: Deliver,
@@ -164,6 +172,7 @@ class OutboxMailer implements Mailer {
     private readonly outbox: OutboxOptions,
   ) {
     this.db = outbox.db;
+    this.claimTimeoutMs = outbox.claimTimeoutMs ?? CLAIM_TIMEOUT_MS;
     if (outbox.kind === 'sqlite') {
       // SQLite has one server process: a claim standing at start is that of a process that died while
       // sending (a crash, a kill); its mails go back to the queue now, not CLAIM_TIMEOUT_MS later.
@@ -279,7 +288,7 @@ class OutboxMailer implements Mailer {
   private async claim(): Promise<{ rows: OutboxRow[]; token: string; at: number }> {
     const at = Date.now();
     const now = new Date(at).toISOString();
-    const stale = new Date(at - CLAIM_TIMEOUT_MS).toISOString();
+    const stale = new Date(at - this.claimTimeoutMs).toISOString();
     const token = randomUUID();
     // Due, unsent and unclaimed (or claimed by a pass that never finished): in the choice and in the claim.
     const libre = (eb: ExpressionBuilder<Database, 'mailOutbox'>) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)]);
@@ -324,10 +333,15 @@ class OutboxMailer implements Mailer {
     const files = [...parDestinataire.values()];
     const rendus: OutboxRow[] = [];
     let enPanne = false;
+    // The claim renewed while the pass runs (rows sent or given back meanwhile are no longer under its token).
+    const renouvellement = setInterval(() => {
+      this.renouveler(rows, token).catch((error: unknown) => this.log.warn({ err: error }, 'la réservation des e-mails en cours d’envoi n’a pas pu être renouvelée'));
+    }, this.claimTimeoutMs / 5);
+    renouvellement.unref();
     const envoyer = async () => {
       for (let file = files.shift(); file; file = files.shift()) {
         for (const [index, row] of file.entries()) {
-          if (enPanne || Date.now() - at > CLAIM_TIMEOUT_MS / 2) {
+          if (enPanne || Date.now() - at > this.claimTimeoutMs / 2) {
             rendus.push(...file.slice(index));
             break;
           }
@@ -335,6 +349,9 @@ class OutboxMailer implements Mailer {
           if (echec) {
             enPanne = true;
             // The recipient's next mails wait for this one's next try: a status must not arrive before the one it follows.
+            // Those of this pass, then those not claimed (due after the pass began, or left out of a full batch): these
+            // first, while the pass's own are still claimed and so told apart.
+            await this.apresNonReserves(row, echec.retryAt, file.length - index - 1);
             await this.apres(file.slice(index + 1), echec.retryAt, token);
             break;
           }
@@ -344,6 +361,7 @@ class OutboxMailer implements Mailer {
     try {
       await Promise.all(Array.from({ length: Math.min(EN_PARALLELE, files.length) }, envoyer));
     } finally {
+      clearInterval(renouvellement);
       // Also when a delivery's bookkeeping failed: the rows not tried go back now, not after the claim's 5 minutes.
       await this.release(rendus, token);
     }
@@ -360,6 +378,34 @@ class OutboxMailer implements Mailer {
         .set({ sendAfter: new Date(Math.max(debut + k + 1, Date.parse(row.sendAfter))).toISOString(), claimedAt: null, claimToken: null })
         .where('id', '=', row.id)
         .where('claimToken', '=', token)
+        .execute();
+    }
+  }
+
+  /**
+   * The recipient's unsent mails that no pass holds and that come after `row` are put back after `retryAt` too, in their
+   * order, after the `deja` places the pass's own took.
+   */
+  private async apresNonReserves(row: OutboxRow, retryAt: string, deja: number): Promise<void> {
+    const suivants = await this.db
+      .selectFrom('mailOutbox')
+      .select(['id', 'sendAfter'])
+      .where('sentAt', 'is', null)
+      .where('sendAfter', '>=', row.sendAfter)
+      .where('recipient', '=', row.recipient)
+      .where('claimedAt', 'is', null)
+      .where('id', '!=', row.id)
+      .orderBy('sendAfter')
+      .orderBy('id')
+      .execute();
+    const debut = Date.parse(retryAt) + deja;
+    for (const [k, suivant] of suivants.entries()) {
+      await this.db
+        .updateTable('mailOutbox')
+        .set({ sendAfter: new Date(Math.max(debut + k + 1, Date.parse(suivant.sendAfter))).toISOString() })
+        .where('id', '=', suivant.id)
+        .where('claimedAt', 'is', null)
+        .where('sentAt', 'is', null)
         .execute();
     }
   }
@@ -397,6 +443,22 @@ class OutboxMailer implements Mailer {
         await new Promise((r) => setTimeout(r, MARQUAGE_ATTENTE_MS * essai));
       }
     }
+  }
+
+  /** The pass's rows still under its claim are claimed as of now. */
+  private async renouveler(rows: OutboxRow[], token: string): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db
+      .updateTable('mailOutbox')
+      .set({ claimedAt: new Date().toISOString() })
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where('claimToken', '=', token)
+      .where('sentAt', 'is', null)
+      .execute();
   }
 
   private async release(rows: OutboxRow[], token: string): Promise<void> {
