@@ -54,7 +54,14 @@ describe('validity', () => {
     const vue = await ctx.app.inject({ url: `/app/api/logement/${d.numeroUnique}/cycle-de-vie`, headers: d.headers });
     expect(vue.statusCode).toBe(200);
     expect(vue.headers['cache-control']).toContain('no-store');
-    expect(vue.json().data).toEqual({ valideJusqua: '2027-01-02T10:00:00.000Z', renouvelableDes: '2026-11-02T10:00:00.000Z', radieeLe: null, reactivableJusqua: null });
+    expect(vue.json().data).toEqual({
+      valideJusqua: '2027-01-02T10:00:00.000Z',
+      renouvelableDes: '2026-11-02T10:00:00.000Z',
+      radieeLe: null,
+      reactivableJusqua: null,
+      clotureeLe: null,
+      effaceeAPartirDu: null,
+    });
     expect((await ctx.app.inject({ url: `/app/api/logement/${d.numeroUnique}/cycle-de-vie` })).statusCode).toBe(403);
     const parametres = await ctx.app.inject({ url: '/app/api/parametres' });
     expect(parametres.json().data.cycleDeVie).toEqual({ validiteMois: 12, radiationMois: 13, reactivationMois: 18, conservationMois: 12, rappelsJours: [30, 7] });
@@ -240,6 +247,30 @@ describe('retention', () => {
     }
     expect(fs.existsSync(uploads) ? fs.readdirSync(uploads, { recursive: true }).filter((f) => !String(f).endsWith('/')) : []).toEqual([]);
     expect((await row(rouverte.id)).effaceeLe).toBeNull();
+  });
+
+  it('a closed request has no validity nor attestation any more, and says from when it is erased; reopened, both are back', async () => {
+    a('2026-03-01T08:00:00.000Z');
+    const d = await create();
+    const set = (newStatus: string) =>
+      ctx.app.inject({ method: 'POST', url: '/app/api/logement/update/status', headers: { cookie: manager.cookie }, payload: { logementId: d.numeroUnique, newStatus } });
+    const cycle = async () => (await ctx.app.inject({ url: `/app/api/logement/${d.numeroUnique}/cycle-de-vie`, headers: d.headers })).json().data as Record<string, unknown>;
+    const attestation = (headers: Record<string, string>) => ctx.app.inject({ url: `/app/api/logement/${d.numeroUnique}/attestation.pdf`, headers });
+    a('2026-04-10T09:00:00.000Z');
+    expect((await set('Refusé')).statusCode).toBe(200);
+    expect(await cycle()).toMatchObject({ renouvelableDes: null, clotureeLe: '2026-04-10T09:00:00.000Z', effaceeAPartirDu: '2027-04-10T09:00:00.000Z' });
+    for (const headers of [d.headers, { cookie: manager.cookie }]) {
+      const refus = await attestation(headers);
+      expect(refus.statusCode).toBe(409);
+      expect(refus.json()).toEqual({
+        error: { code: 'DEMANDE_CLOSE', message: 'Cette demande est close (Refusé) : l’attestation d’enregistrement n’est délivrée que pour une demande en cours.' },
+      });
+    }
+    expect((await set('En attente')).statusCode).toBe(200);
+    expect(await cycle()).toMatchObject({ valideJusqua: '2027-03-01T08:00:00.000Z', clotureeLe: null, effaceeAPartirDu: null });
+    const pdf = await attestation(d.headers);
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
   it('leaves a request a manager reopened after the job read its id: it is read again under the lock', async () => {

@@ -50,6 +50,13 @@ export const cycleDeVieSchema = z.object({
   /** Struck off for want of renewal: when, and until when it can be reactivated. */
   radieeLe: z.string().nullable(),
   reactivableJusqua: z.string().nullable(),
+  /**
+   * Closed (Radiée, Refusé, Attribué): since when. A closed request has no validity any more, and no attestation
+   * d'enregistrement is given for it. Null while open.
+   */
+  clotureeLe: z.string().nullable(),
+  /** Closed: from when its personal data and documents are erased (CONSERVATION_MOIS later). Null while open. */
+  effaceeAPartirDu: z.string().nullable(),
 });
 export type CycleDeVie = z.infer<typeof cycleDeVieSchema>;
 
@@ -65,16 +72,26 @@ export const EXPIRATION_LABELS: Record<Expiration, string> = {
 export const BIENTOT_JOURS = 30;
 
 export function cycleDeVie(
-  row: { statutDeLaDemande: string; valideJusqua: string; dateDEnregistrement: string; dernierRenouvellement: string | null; radieeLe: string | null },
-  reactivationMois: number,
-  validiteMois: number,
+  row: {
+    statutDeLaDemande: string;
+    valideJusqua: string;
+    dateDEnregistrement: string;
+    dernierRenouvellement: string | null;
+    radieeLe: string | null;
+    clotureeLe: string | null;
+  },
+  mois: { reactivation: number; validite: number; conservation: number },
 ): CycleDeVie {
-  const debut = row.dernierRenouvellement ?? ajouterMois(row.valideJusqua, -validiteMois);
+  const debut = row.dernierRenouvellement ?? ajouterMois(row.valideJusqua, -mois.validite);
   const radiee = row.statutDeLaDemande === STATUT_RADIEE && row.radieeLe !== null;
+  const close = estCloturee(row.statutDeLaDemande);
+  const clotureeLe = close ? row.clotureeLe : null;
   return {
     valideJusqua: row.valideJusqua,
-    renouvelableDes: estCloturee(row.statutDeLaDemande) ? null : ajouterMois(row.valideJusqua, -RENOUVELABLE_AVANT_MOIS),
+    renouvelableDes: close ? null : ajouterMois(row.valideJusqua, -RENOUVELABLE_AVANT_MOIS),
     radieeLe: radiee ? row.radieeLe : null,
-    reactivableJusqua: radiee ? ajouterMois(debut, reactivationMois) : null,
+    reactivableJusqua: radiee ? ajouterMois(debut, mois.reactivation) : null,
+    clotureeLe,
+    effaceeAPartirDu: clotureeLe === null ? null : ajouterMois(clotureeLe, mois.conservation),
   };
 }

@@ -36,7 +36,8 @@ export interface CycleDeps {
 
 /** The request's life cycle as its requester and the managers see it. */
 export function vueCycleDeVie(row: DemandeRow, config: Pick<Config, 'cycleDeVie'>): CycleDeVie {
-  return cycleDeVie(row, config.cycleDeVie.reactivationMois, config.cycleDeVie.validiteMois);
+  const { reactivationMois, validiteMois, conservationMois } = config.cycleDeVie;
+  return cycleDeVie(row, { reactivation: reactivationMois, validite: validiteMois, conservation: conservationMois });
 }
 
 /** Steps of one request are strictly ordered in time (service.ts): a new one comes after the latest. */

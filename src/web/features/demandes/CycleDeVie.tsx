@@ -7,7 +7,8 @@ import { telechargerAttestation, useCycleDeVie, useReactiver, useRenouveler } fr
 /**
  * « Validité de la demande » (docs/produit.md « Cycle de vie d'une demande »): until when the request is valid,
  * « Renouveler ma demande » from two months before, « Réactiver ma demande » once struck off, and the
- * attestation d'enregistrement. Shown to whoever sees the request in full.
+ * attestation d'enregistrement while it is open; once closed, since when, and from when it is erased. Shown to
+ * whoever sees the request in full.
  */
 export function CycleDeVie({ numero }: { numero: string }) {
   const { data, error } = useCycleDeVie(numero);
@@ -45,8 +46,16 @@ export function CycleDeVie({ numero }: { numero: string }) {
                     ? ` Vous pouvez la réactiver jusqu’au ${formatJour(data.reactivableJusqua)}\u00a0: elle garde son ancienneté.`
                     : ` Le délai de réactivation a pris fin le ${formatJour(data.reactivableJusqua)}\u00a0: déposez une nouvelle demande.`)}
               </Text>
+            ) : data.clotureeLe ? (
+              <Text fw={600}>Demande close le {formatJour(data.clotureeLe)}&nbsp;: elle n’a plus de date de validité.</Text>
             ) : (
               <Text fw={600}>Valable jusqu’au {formatJour(data.valideJusqua)}.</Text>
+            )}
+            {data.effaceeAPartirDu && (
+              <Text size="sm">
+                Ses données personnelles et ses documents seront effacés à partir du {formatJour(data.effaceeAPartirDu)}&nbsp;; seul l’historique anonyme de ses
+                statuts restera.
+              </Text>
             )}
             {data.renouvelableDes && !renouvelable && (
               <Text size="sm">Une demande se renouvelle chaque année&nbsp;: vous pourrez la renouveler à partir du {formatJour(data.renouvelableDes)}. Nous vous le rappellerons par e-mail.</Text>
@@ -65,50 +74,55 @@ export function CycleDeVie({ numero }: { numero: string }) {
             </Alert>
           )}
         </div>
-        <Group gap="sm">
-          {renouvelable && (
-            <Button
-              loading={renouveler.isPending}
-              onClick={() =>
-                renouveler.mutate(undefined, {
-                  onSuccess: (cycle) => annoncer(`Votre demande est renouvelée\u00a0: elle est valable jusqu’au ${formatJour(cycle.valideJusqua)}.`, null),
-                  onError: (e) => annoncer(null, errorMessage(e, 'Le renouvellement n’a pas abouti. Réessayez.')),
-                })
-              }
-            >
-              Renouveler ma demande
-            </Button>
-          )}
-          {reactivable && (
-            <Button
-              loading={reactiver.isPending}
-              onClick={() =>
-                reactiver.mutate(undefined, {
-                  onSuccess: (r) =>
-                    annoncer(`Votre demande est réactivée (statut\u00a0: ${r.statutDeLaDemande}) ; elle est valable jusqu’au ${formatJour(r.cycleDeVie.valideJusqua)}.`, null),
-                  onError: (e) => annoncer(null, errorMessage(e, 'La réactivation n’a pas abouti. Réessayez.')),
-                })
-              }
-            >
-              Réactiver ma demande
-            </Button>
-          )}
-          <Button
-            variant="outline"
-            // A long label wraps on a phone instead of being cut.
-            styles={{ root: { height: 'auto', minHeight: 36, paddingBlock: 6 }, label: { whiteSpace: 'normal', textAlign: 'center', lineHeight: 1.35 } }}
-            loading={telechargement}
-            onClick={() => {
-              setTelechargement(true);
-              telechargerAttestation(numero)
-                .catch((e: unknown) => annoncer(null, errorMessage(e, 'L’attestation n’a pas pu être téléchargée. Réessayez.')))
-                .finally(() => setTelechargement(false));
-            }}
-          >
-            {/* The format and the weight (RGAA 13.3): test/attestation.test.ts keeps the file under 25 Ko. */}
-            Télécharger l’attestation d’enregistrement (PDF, environ 20&nbsp;Ko)
-          </Button>
-        </Group>
+        {(renouvelable || reactivable || !data?.clotureeLe) && (
+          <Group gap="sm">
+            {renouvelable && (
+              <Button
+                loading={renouveler.isPending}
+                onClick={() =>
+                  renouveler.mutate(undefined, {
+                    onSuccess: (cycle) => annoncer(`Votre demande est renouvelée\u00a0: elle est valable jusqu’au ${formatJour(cycle.valideJusqua)}.`, null),
+                    onError: (e) => annoncer(null, errorMessage(e, 'Le renouvellement n’a pas abouti. Réessayez.')),
+                  })
+                }
+              >
+                Renouveler ma demande
+              </Button>
+            )}
+            {reactivable && (
+              <Button
+                loading={reactiver.isPending}
+                onClick={() =>
+                  reactiver.mutate(undefined, {
+                    onSuccess: (r) =>
+                      annoncer(`Votre demande est réactivée (statut\u00a0: ${r.statutDeLaDemande}) ; elle est valable jusqu’au ${formatJour(r.cycleDeVie.valideJusqua)}.`, null),
+                    onError: (e) => annoncer(null, errorMessage(e, 'La réactivation n’a pas abouti. Réessayez.')),
+                  })
+                }
+              >
+                Réactiver ma demande
+              </Button>
+            )}
+            {/* A closed request is valid no longer: no attestation is given for it (the server refuses it too). */}
+            {!data?.clotureeLe && (
+              <Button
+                variant="outline"
+                // A long label wraps on a phone instead of being cut.
+                styles={{ root: { height: 'auto', minHeight: 36, paddingBlock: 6 }, label: { whiteSpace: 'normal', textAlign: 'center', lineHeight: 1.35 } }}
+                loading={telechargement}
+                onClick={() => {
+                  setTelechargement(true);
+                  telechargerAttestation(numero)
+                    .catch((e: unknown) => annoncer(null, errorMessage(e, 'L’attestation n’a pas pu être téléchargée. Réessayez.')))
+                    .finally(() => setTelechargement(false));
+                }}
+              >
+                {/* The format and the weight (RGAA 13.3): test/attestation.test.ts keeps the file under 25 Ko. */}
+                Télécharger l’attestation d’enregistrement (PDF, environ 20&nbsp;Ko)
+              </Button>
+            )}
+          </Group>
+        )}
       </Stack>
     </Card>
   );
