@@ -35,7 +35,7 @@ export function mailDemandeEnregistree(row: DemandeRow, privateLink: string): Ma
       'Gardez ce lien pour vous : toute personne qui le possède peut voir votre demande et vos documents.',
       '',
       `Votre demande est valable jusqu’au ${formatJour(row.valideJusqua)}. Pensez à la renouveler chaque année depuis votre lien privé : nous vous le rappellerons par e-mail.`,
-      'Vous trouverez en pièce jointe votre attestation d’enregistrement. Vous pouvez aussi la télécharger à tout moment depuis votre lien privé.',
+      'Vous trouverez en pièce jointe votre attestation d’enregistrement. Vous pouvez aussi la télécharger depuis votre lien privé, tant que votre demande est en cours.',
       '',
       SIGNATURE,
     ].join('\n'),
