@@ -353,7 +353,7 @@ function Liste() {
                       const active = params.sort === c.key;
                       return (
                         <Table.Th key={c.key} scope="col" aria-sort={active ? (params.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                          <UnstyledButton onClick={() => sortBy(c.key)} fw={700}>
+                          <UnstyledButton onClick={() => sortBy(c.key)} fw={700} fz="inherit" lh="inherit">
                             {c.label} {active ? (params.order === 'asc' ? '▲' : '▼') : ''}
                           </UnstyledButton>
                         </Table.Th>

@@ -265,7 +265,7 @@ function EnTete({ colonne, params, onTrier }: { colonne: TriSignalements; params
   const actif = params.tri === colonne;
   return (
     <Table.Th scope="col" aria-sort={actif ? (params.ordre === 'asc' ? 'ascending' : 'descending') : 'none'}>
-      <UnstyledButton onClick={() => onTrier(colonne)} fw={700}>
+      <UnstyledButton onClick={() => onTrier(colonne)} fw={700} fz="inherit" lh="inherit">
         {TRI_SIGNALEMENTS_LIBELLES[colonne]} {actif ? (params.ordre === 'asc' ? '▲' : '▼') : ''}
       </UnstyledButton>
     </Table.Th>
