@@ -345,6 +345,23 @@ describe('a request closed while corrections are asked', () => {
     expect((await call('POST', '/logement/015corr0011/corrections/cloture', { cookie: manager.cookie })).statusCode).toBe(204);
     expect((await ligne('015corr0011'))?.correction).toBeNull();
   });
+
+  it('asks for no document to be replaced any more; accepting one, or withdrawing a review, stays possible', async () => {
+    await creer('015corr0012');
+    const docs = await envoyer('015corr0012', [{ field: 'salary', name: 'bulletin.pdf' }]);
+    const id = docs.salary![0]!.id;
+    const url = `/logement/015corr0012/documents/${id}/avis`;
+    expect((await call('POST', '/logement/update/status', { cookie: manager.cookie }, { logementId: '015corr0012', newStatus: 'Attribué' })).statusCode).toBe(200);
+    const aRemplacer = await call('PUT', url, { cookie: manager.cookie }, { avis: 'a-remplacer', motif: 'Illisible' });
+    expect(aRemplacer.statusCode).toBe(409);
+    expect(aRemplacer.json().error).toEqual({
+      code: 'DEMANDE_CLOSE',
+      message: 'Cette demande est close (Attribué) : elle ne reçoit plus de documents, aucun ne peut être demandé à remplacer.',
+    });
+    expect((await ctx.app.deps.db.selectFrom('documents').select('avis').where('id', '=', id).executeTakeFirstOrThrow()).avis).toBeNull();
+    expect((await call('PUT', url, { cookie: manager.cookie }, { avis: 'accepte' })).json().data).toMatchObject({ avis: 'accepte' });
+    expect((await call('PUT', url, { cookie: manager.cookie }, { avis: null })).json().data).toMatchObject({ avis: null });
+  });
 });
 
 describe('document review', () => {

@@ -157,7 +157,10 @@ export class CorrectionsService {
     return repository.transaction(async (trx) => {
       // The request locked first (PostgreSQL), as the applicant's deletion of a document does: one waits for the other,
       // and the deletion reads the review this one gives.
-      if (!(await demandes.findForUpdate('', housingRequestId, trx))) throw documentIntrouvable();
+      const row = await demandes.findForUpdate('', housingRequestId, trx);
+      if (!row) throw documentIntrouvable();
+      // A closed request takes no more documents: none is asked to be replaced (accepting one, or withdrawing a review, stays).
+      if (avis === 'a-remplacer') exigerOuverte(row, 'elle ne reçoit plus de documents, aucun ne peut être demandé à remplacer.');
       const doc = await repository.donnerAvis(housingRequestId, documentId, { avis, motif: avis === 'a-remplacer' ? motif : null, par: managerId, le }, trx);
       if (!doc) throw documentIntrouvable();
       await journal.journaliser({ housingRequestId, acteurUserId: managerId, action: 'revue-document', detail: detailAvis(doc, avis), le }, trx);

@@ -227,6 +227,14 @@ describe('« Vos documents » at 375 px', () => {
     expect(within(boutons).getAllByRole('button').map((b) => b.textContent)).toEqual(['Voir', 'Accepter', 'À remplacer', 'Supprimer']);
     expect(within(boutons).getByRole('button', { name: `Supprimer ${long}` })).toBeInTheDocument();
   });
+
+  it('on a closed request, asks no manager to mark a document to replace (it takes no more): accepting stays', () => {
+    const close = { ...demande({ ...sansDocuments(), tax: [document('t1', 'avis.pdf')] }), statutDeLaDemande: 'Attribué' as const };
+    renderWithProviders(<UploadBlocks demande={close} revue />);
+    const ligne = screen.getByText('avis.pdf').closest('li')!;
+    expect(within(ligne).getByRole('button', { name: 'Accepter avis.pdf' })).toBeInTheDocument();
+    expect(within(ligne).queryByRole('button', { name: 'Marquer avis.pdf à remplacer' })).toBeNull();
+  });
 });
 
 /** WCAG's contrast ratio of two #rgb or #rrggbb colours. */

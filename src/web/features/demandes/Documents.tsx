@@ -204,6 +204,7 @@ export function UploadBlocks({ demande, supprimable = false, revue = false }: { 
               documents={demande.documents[categorie]}
               peutSupprimer={(doc) => supprimable && peutSupprimerDocument(demande.statutDeLaDemande, doc.avis)}
               revue={revue}
+              aRemplacerPossible={ouverte}
               focusTitre={() => titreRefs.current.get(categorie)?.focus()}
             />
             {pending[categorie].length > 0 && (
@@ -310,12 +311,15 @@ function DocumentList({
   documents,
   peutSupprimer,
   revue,
+  aRemplacerPossible,
   focusTitre,
 }: {
   numeroUnique: string;
   documents: DocumentInfo[];
   peutSupprimer: (doc: DocumentInfo) => boolean;
   revue: boolean;
+  /** Whether a document may be marked to replace: not on a closed request, which takes no more documents. */
+  aRemplacerPossible: boolean;
   /** Focuses the block's title (where the focus goes when no document is left after a deletion). */
   focusTitre: () => void;
 }) {
@@ -426,7 +430,7 @@ function DocumentList({
                     Accepter
                   </Button>
                 )}
-                {revue && doc.avis !== 'a-remplacer' && (
+                {revue && aRemplacerPossible && doc.avis !== 'a-remplacer' && (
                   <Button
                     size="compact-sm"
                     variant="light"
