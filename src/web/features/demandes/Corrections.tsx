@@ -17,6 +17,13 @@ import { useClotureCorrection, useCorrectionsFaites, useDemandeCorrection } from
 
 /** Orange dark enough for white text in a small badge: 6.6:1 (Mantine's darkest orange, #d9480f, reaches 4.3:1). */
 export const ORANGE_A_FAIRE = '#a33b00';
+/**
+ * Green for « Accepter », a colour of its own: a light button given a theme colour with a shade (« teal.9 ») takes that
+ * shade as its background and writes its label in the same teal (Mantine 9), which left « Accepter » an empty green
+ * block. Given this way, the light button is a 10 % tint with the label in this green, darker than Mantine's darkest
+ * teal (#087f5b reaches 4.4:1 on its own tint): 6.0:1.
+ */
+export const VERT_ACCEPTE = '#066649';
 
 const aRemplacer = (demande: DemandeComplete) =>
   CATEGORIES.flatMap((c) => demande.documents[c.value].filter((d) => d.avis === 'a-remplacer').map((d) => ({ ...d, bloc: c.label })));

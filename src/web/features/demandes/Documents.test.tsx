@@ -228,6 +228,18 @@ describe('« Vos documents » at 375 px', () => {
     expect(within(boutons).getByRole('button', { name: `Supprimer ${long}` })).toBeInTheDocument();
   });
 
+  it('writes the review buttons’ labels in a colour other than their background (« Accepter » was an empty green block)', () => {
+    renderWithProviders(<UploadBlocks demande={demande({ ...sansDocuments(), tax: [document('t1', 'avis.pdf')] })} revue />);
+    for (const nom of ['Accepter avis.pdf', 'Marquer avis.pdf à remplacer']) {
+      const style = screen.getByRole('button', { name: nom }).style;
+      // A 10 % tint behind the label, in the colour of the label.
+      expect(style.getPropertyValue('--button-bg'), nom).toMatch(/^rgba\((\d+, \d+, \d+), 0\.1\)$/u);
+      const [, rgb] = /^rgba\((\d+, \d+, \d+), 0\.1\)$/u.exec(style.getPropertyValue('--button-bg'))!;
+      const hex = style.getPropertyValue('--button-color');
+      expect(rgb, nom).toBe([1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', '));
+    }
+  });
+
   it('on a closed request, asks no manager to mark a document to replace (it takes no more): accepting stays', () => {
     const close = { ...demande({ ...sansDocuments(), tax: [document('t1', 'avis.pdf')] }), statutDeLaDemande: 'Attribué' as const };
     renderWithProviders(<UploadBlocks demande={close} revue />);

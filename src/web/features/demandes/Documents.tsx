@@ -25,7 +25,7 @@ import { errorMessage } from '../../lib/api.js';
 import { useParametres } from '../../lib/parametres.js';
 import { fetchDocumentBlob, useEnvoiDocuments } from './api.js';
 import { useAvisDocument } from './apiCorrections.js';
-import { ORANGE_A_FAIRE } from './Corrections.js';
+import { ORANGE_A_FAIRE, VERT_ACCEPTE } from './Corrections.js';
 import { useSuppressionDocument } from './apiEffacement.js';
 import { ajoutDuTitre } from './titrePdf.js';
 
@@ -421,7 +421,7 @@ function DocumentList({
                   <Button
                     size="compact-sm"
                     variant="light"
-                    color="teal.9"
+                    color={VERT_ACCEPTE}
                     loading={avis.isPending && avis.variables?.documentId === doc.id && avis.variables.avis.avis === 'accepte'}
                     onClick={() => avis.mutate({ documentId: doc.id, avis: { avis: 'accepte' } })}
                     aria-label={`Accepter ${doc.name}`}
