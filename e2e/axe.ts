@@ -21,5 +21,13 @@ export async function expectNoAxeViolation(page: Page, { dans }: { dans?: string
   const builder = new AxeBuilder({ page }).withTags(AXE_TAGS).setLegacyMode(true).options({ resultTypes: ['violations'] });
   const results = await (dans ? builder.include(dans) : builder).analyze();
   expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  // A text the very colour of its background is only « to review » for axe (it could be text hidden on purpose), which
+  // let a manager's « Accepter » button show as an empty green block: here it fails. (The other results keep one node
+  // each, enough to tell.)
+  const memeCouleur = results.incomplete
+    .filter((r) => r.id === 'color-contrast')
+    .flatMap((r) => r.nodes)
+    .filter((n) => [...n.any, ...n.all, ...n.none].some((c) => /\b1:1\b/u.test(c.message)));
+  expect(memeCouleur.map((n) => `texte de la couleur de son fond : ${n.html}`)).toEqual([]);
 }
 
