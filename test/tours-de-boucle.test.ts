@@ -7,6 +7,8 @@ import { createAccount, createTestApp, demande } from './helpers.js';
  * The API's share of each turn of the event loop (src/server/exploitation/tours.ts). The clock is the test's own: each
  * task « costs » what it adds to it, so what runs in which turn does not depend on the machine's speed.
  */
+const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
+
 describe('the requests share each turn of the event loop', () => {
   let arret = false;
   afterEach(() => {
@@ -156,7 +158,10 @@ describe('the app under a turn budget of 1 ms', () => {
   // Every reading of the clock 1 s after the last: each turn of the loop starts one waiting request, so the last of 41
   // sent at once waits some 40 turns, and its client leaves meanwhile. It is a DELETE, without a body: a request with
   // one is stopped by Node when its client leaves (its body never ends), one without would run.
-  it('does not run a waiting request whose client has left (a deletion is not made), and serves the others', async () => {
+  // SQLite only: on PostgreSQL each lookup waits on the network, the idle loop turns 40 times before the first answer
+  // reaches the client, and the DELETE could start before its client left (seen once in CI, 2026-11-28). The queue
+  // (exploitation/tours.ts) does not depend on the database, and the server turns it on by default with SQLite only.
+  it.skipIf(surPostgres)('does not run a waiting request whose client has left (a deletion is not made), and serves the others', async () => {
     const ctx = await createTestApp({ HTTP_TURN_BUDGET_MS: '1', RATE_LIMIT_MULTIPLIER: '100' });
     const sockets: net.Socket[] = [];
     try {
