@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Correction, EtatCorrection, NouvelleCorrection } from '../../../domain/corrections.js';
 import { CHAMPS_DEMANDE, CHAMPS_MODIFIABLES, peutEtreModifiee, type DemandeModification } from '../../../domain/demande.js';
-import { estCloturee } from '../../../domain/cycleDeVie.js';
 import { AVIS, libelleCategorie, type Avis } from '../../../domain/documents.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import type { Statut } from '../../../domain/statut.js';
@@ -10,6 +9,7 @@ import type { DemandeRow, DocumentRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import type { EventBus } from '../../events/index.js';
 import type { Mailer } from '../../mail/index.js';
+import { exigerOuverte } from '../demandes/access.js';
 import type { DemandesRepository } from '../demandes/repository.js';
 import type { InstructionRepository } from '../instruction/repository.js';
 import { toComplete } from '../demandes/vues.js';
@@ -21,11 +21,6 @@ const detailAvis = (doc: Pick<DocumentRow, 'category'>, avis: Avis | null) => `$
 
 const introuvable = () => new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
 const documentIntrouvable = () => new ApiError(404, 'DOCUMENT_NOT_FOUND', "Ce document n’existe pas pour cette demande.");
-
-/** 409 DEMANDE_CLOSE on a closed request (Attribué, Refusé, Radiée), in French; `suite` says what it no longer takes. */
-function exigerOuverte(row: DemandeRow, suite: string): void {
-  if (estCloturee(row.statutDeLaDemande)) throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : ${suite}`);
-}
 
 /**
  * Requests for corrections and the review of documents (docs/produit.md « Corrections et vérification des

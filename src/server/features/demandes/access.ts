@@ -1,6 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { isGestionnaire } from '../../../domain/compte.js';
+import { estCloturee } from '../../../domain/cycleDeVie.js';
 import { MESSAGES } from '../../../domain/erreurs.js';
 import { compteDe } from '../../auth/guards.js';
 import type { DemandeRow } from '../../db/schema.js';
@@ -64,6 +65,11 @@ export async function estDemandeur(request: FastifyRequest, row: AccesRow): Prom
   if (holdsPrivateKey(request, row)) return true;
   const user = await compteDe(request);
   return user !== null && user.id === row.ownerUserId;
+}
+
+/** 409 DEMANDE_CLOSE on a closed request (Attribué, Refusé, Radiée), in French; `suite` says what it no longer takes. */
+export function exigerOuverte(row: Pick<DemandeRow, 'statutDeLaDemande'>, suite: string): void {
+  if (estCloturee(row.statutDeLaDemande)) throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : ${suite}`);
 }
 
 /** The request of this numéro (withdrawn and erased ones excluded), or 404 in French. */

@@ -2,15 +2,14 @@ import contentDisposition from 'content-disposition';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { isGestionnaire } from '../../../domain/compte.js';
-import { cycleDeVieSchema, estCloturee } from '../../../domain/cycleDeVie.js';
+import { cycleDeVieSchema } from '../../../domain/cycleDeVie.js';
 import { numeroUniqueParamsSchema } from '../../../domain/demande.js';
 import { STATUTS } from '../../../domain/statut.js';
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
-import { ApiError } from '../../errors.js';
 import { fichier, reponses } from '../../http.js';
 import { InstructionRepository } from '../instruction/repository.js';
-import { demandeEnAccesComplet } from './access.js';
+import { demandeEnAccesComplet, exigerOuverte } from './access.js';
 import { attestationHorsBoucle, nomAttestation } from './attestation.js';
 import { reactiver, renouveler, vueCycleDeVie } from './cycleDeVie.js';
 import type { DemandesRepository } from './repository.js';
@@ -69,9 +68,7 @@ export function routesCycleDeVie(deps: { repository: DemandesRepository }) {
     app.get('/logement/:numeroUnique/attestation.pdf', { schema: { params: numeroUniqueParamsSchema, response: fichier() } }, async (request, reply) => {
       const row = await loadWithFullAccess(request, request.params.numeroUnique);
       // It says until when the request is valid: a closed one is valid no longer (one struck off, once reactivated, has it again).
-      if (estCloturee(row.statutDeLaDemande)) {
-        throw new ApiError(409, 'DEMANDE_CLOSE', `Cette demande est close (${row.statutDeLaDemande}) : l’attestation d’enregistrement n’est délivrée que pour une demande en cours.`);
-      }
+      exigerOuverte(row, 'l’attestation d’enregistrement n’est délivrée que pour une demande en cours.');
       const pdf = await attestationHorsBoucle(row, now());
       // Recorded for managers only (the applicant's own download is not): who and when, nothing of the person.
       const user = await compteDe(request);
