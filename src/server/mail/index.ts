@@ -351,8 +351,10 @@ class OutboxMailer implements Mailer {
             // The recipient's next mails wait for this one's next try: a status must not arrive before the one it follows.
             // Those of this pass, then those not claimed (due after the pass began, or left out of a full batch): these
             // first, while the pass's own are still claimed and so told apart.
-            await this.apresNonReserves(row, echec.retryAt, file.length - index - 1);
-            await this.apres(file.slice(index + 1), echec.retryAt, token);
+            const debut = Date.parse(echec.retryAt);
+            const suivants = file.slice(index + 1);
+            await this.apres(await this.suivantsLibres(row), debut + suivants.length, null);
+            await this.apres(suivants, debut, token);
             break;
           }
         }
@@ -369,25 +371,24 @@ class OutboxMailer implements Mailer {
     return rows.length;
   }
 
-  /** Puts `rows` (one recipient's, in their order) back in the queue after `retryAt`, in the same order. */
-  private async apres(rows: OutboxRow[], retryAt: string, token: string): Promise<void> {
-    const debut = Date.parse(retryAt);
+  /**
+   * Puts `rows` (one recipient's, in their order) back in the queue after `debut`, in the same order: the pass's own
+   * (`token`: their claim let go), or rows no pass holds (`token` null: one a pass has claimed meanwhile is left alone).
+   */
+  private async apres(rows: Pick<OutboxRow, 'id' | 'sendAfter'>[], debut: number, token: string | null): Promise<void> {
     for (const [k, row] of rows.entries()) {
-      await this.db
-        .updateTable('mailOutbox')
-        .set({ sendAfter: new Date(Math.max(debut + k + 1, Date.parse(row.sendAfter))).toISOString(), claimedAt: null, claimToken: null })
-        .where('id', '=', row.id)
-        .where('claimToken', '=', token)
-        .execute();
+      const sendAfter = new Date(Math.max(debut + k + 1, Date.parse(row.sendAfter))).toISOString();
+      const update = this.db.updateTable('mailOutbox').where('id', '=', row.id);
+      await (token === null
+        ? update.set({ sendAfter }).where('claimedAt', 'is', null).where('sentAt', 'is', null)
+        : update.set({ sendAfter, claimedAt: null, claimToken: null }).where('claimToken', '=', token)
+      ).execute();
     }
   }
 
-  /**
-   * The recipient's unsent mails that no pass holds and that come after `row` are put back after `retryAt` too, in their
-   * order, after the `deja` places the pass's own took.
-   */
-  private async apresNonReserves(row: OutboxRow, retryAt: string, deja: number): Promise<void> {
-    const suivants = await this.db
+  /** The recipient's unsent mails that no pass holds and that come after `row`, in their order. */
+  private suivantsLibres(row: OutboxRow): Promise<Pick<OutboxRow, 'id' | 'sendAfter'>[]> {
+    return this.db
       .selectFrom('mailOutbox')
       .select(['id', 'sendAfter'])
       .where('sentAt', 'is', null)
@@ -398,16 +399,6 @@ class OutboxMailer implements Mailer {
       .orderBy('sendAfter')
       .orderBy('id')
       .execute();
-    const debut = Date.parse(retryAt) + deja;
-    for (const [k, suivant] of suivants.entries()) {
-      await this.db
-        .updateTable('mailOutbox')
-        .set({ sendAfter: new Date(Math.max(debut + k + 1, Date.parse(suivant.sendAfter))).toISOString() })
-        .where('id', '=', suivant.id)
-        .where('claimedAt', 'is', null)
-        .where('sentAt', 'is', null)
-        .execute();
-    }
   }
 
   /** Sends one claimed row; null when sent, else when it will be tried again. */
