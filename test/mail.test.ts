@@ -71,20 +71,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const emlIn = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
 /**
  * An app whose outbox delivers to `serveur` (listening here on a free port), by hand: its own loop is stopped and the
- * returned mailer polls once an hour, so that a test's `idle()` is the only pass.
+ * returned mailer polls once an hour, so that a test's `idle()` is the only pass. `instance` makes another outbox over
+ * the same database (another instance of the server), to `smtpUrl` or else to .eml files; `fermer` closes the mailer,
+ * the app and the server.
  */
-async function outboxVers(serveur: SMTPServer) {
+async function outboxVers(serveur: SMTPServer, options: { claimTimeoutMs?: number } = {}) {
   await new Promise<void>((resolve) => serveur.listen(0, '127.0.0.1', resolve));
   const app = await createTestApp();
   await app.app.deps.mailer.close();
-  const mailer = createMailer({
-    smtpUrl: `smtp://127.0.0.1:${(serveur.server.address() as AddressInfo).port}`,
-    mailDir: path.join(app.dataDir, 'mail'),
-    from: 'Mairie <mairie@example.org>',
-    log: app.app.log,
-    outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
-  });
-  return { app, mailer };
+  const instance = (smtpUrl: string | undefined) =>
+    createMailer({
+      smtpUrl,
+      mailDir: path.join(app.dataDir, 'mail'),
+      from: 'Mairie <mairie@example.org>',
+      log: app.app.log,
+      outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000, ...options },
+    });
+  const mailer = instance(`smtp://127.0.0.1:${(serveur.server.address() as AddressInfo).port}`);
+  const fermer = async () => {
+    await mailer.close();
+    await app.close();
+    await new Promise<void>((resolve) => serveur.close(() => resolve()));
+  };
+  return { app, mailer, instance, fermer };
 }
 
 const outboxRow = (app: FastifyInstance, subject: string) => app.deps.db.selectFrom('mailOutbox').selectAll().where('subject', '=', subject).executeTakeFirstOrThrow();
@@ -175,16 +184,7 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
         });
       },
     });
-    await new Promise<void>((resolve) => serveur.listen(0, '127.0.0.1', resolve));
-    const app = await createTestApp();
-    await app.app.deps.mailer.close();
-    const mailer = createMailer({
-      smtpUrl: `smtp://127.0.0.1:${(serveur.server.address() as AddressInfo).port}`,
-      mailDir: path.join(app.dataDir, 'mail'),
-      from: 'Mairie <mairie@example.org>',
-      log: app.app.log,
-      outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000 },
-    });
+    const { app, mailer, fermer } = await outboxVers(serveur);
     try {
       const cree = await app.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013retrait01', email: 'retrait.encours@example.org' }) });
       expect(cree.statusCode).toBe(201);
@@ -205,9 +205,7 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
       // Its first try, and the word that the request is withdrawn (not tied to it); never the registration mail again.
       expect(recuPar.filter((to) => to === 'retrait.encours@example.org')).toHaveLength(2);
     } finally {
-      await mailer.close();
-      await app.close();
-      await new Promise<void>((resolve) => serveur.close(() => resolve()));
+      await fermer();
     }
   });
 
@@ -297,7 +295,7 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
         });
       },
     });
-    const { app, mailer } = await outboxVers(lent);
+    const { app, mailer, fermer } = await outboxVers(lent);
     try {
       // Ten mails, three of them to one person: queued together, claimed in one pass.
       await app.app.deps.db.transaction().execute(async (trx) => {
@@ -312,9 +310,7 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
       expect(auPlus).toBeLessThanOrEqual(4);
       expect(connexions).toBeLessThanOrEqual(4);
     } finally {
-      await mailer.close();
-      await app.close();
-      await new Promise<void>((resolve) => lent.close(() => resolve()));
+      await fermer();
     }
   });
 
@@ -366,7 +362,7 @@ describe('the outbox after a failure', () => {
   it('keeps one person’s mails in their order when the first fails: the next ones wait for its next try', async () => {
     const recus: string[] = [];
     const refuse = refusant('Ordre 1', recus);
-    const { app, mailer } = await outboxVers(refuse);
+    const { app, mailer, fermer } = await outboxVers(refuse);
     try {
       await app.app.deps.db.transaction().execute(async (trx) => {
         for (const [i, etape] of ['Ordre 1', 'Ordre 2', 'Ordre 3'].entries()) await mailer.enqueue({ to: 'ordre@example.org', subject: etape, text: 'Bonjour' }, { trx, delayMs: i });
@@ -379,16 +375,14 @@ describe('the outbox after a failure', () => {
       expect(Date.parse(deux!.sendAfter)).toBeGreaterThan(Date.parse(un!.sendAfter));
       expect(Date.parse(trois!.sendAfter)).toBeGreaterThan(Date.parse(deux!.sendAfter));
     } finally {
-      await mailer.close();
-      await app.close();
-      await new Promise<void>((resolve) => refuse.close(() => resolve()));
+      await fermer();
     }
   });
 
   it('keeps a later mail of that person, not yet due when the first failed, waiting for the first one’s next try', async () => {
     const recus: string[] = [];
     const refuse = refusant('Suite 1', recus);
-    const { app, mailer } = await outboxVers(refuse);
+    const { app, mailer, fermer } = await outboxVers(refuse);
     try {
       await mailer.enqueue({ to: 'suite@example.org', subject: 'Suite 1', text: 'Bonjour' }, { delayMs: 0 });
       await mailer.enqueue({ to: 'suite@example.org', subject: 'Suite 2', text: 'Bonjour' }, { delayMs: 300 });
@@ -402,9 +396,7 @@ describe('the outbox after a failure', () => {
       expect(deux).toMatchObject({ attempts: 0, sentAt: null, claimedAt: null });
       expect(Date.parse(deux!.sendAfter)).toBeGreaterThan(Date.parse(un!.sendAfter));
     } finally {
-      await mailer.close();
-      await app.close();
-      await new Promise<void>((resolve) => refuse.close(() => resolve()));
+      await fermer();
     }
   });
 
@@ -424,20 +416,9 @@ describe('the outbox after a failure', () => {
         });
       },
     });
-    await new Promise<void>((resolve) => lent.listen(0, '127.0.0.1', resolve));
-    const app = await createTestApp();
-    await app.app.deps.mailer.close();
     const claimTimeoutMs = 300;
-    const instance = (smtpUrl: string | undefined) =>
-      createMailer({
-        smtpUrl,
-        mailDir: path.join(app.dataDir, 'mail'),
-        from: 'Mairie <mairie@example.org>',
-        log: app.app.log,
-        outbox: { db: app.app.deps.db, kind: app.app.deps.dbKind, pollMs: 3600_000, claimTimeoutMs },
-      });
     // Two instances of the server over one database; the second delivers to files (what it would send shows there).
-    const premiere = instance(`smtp://127.0.0.1:${(lent.server.address() as AddressInfo).port}`);
+    const { app, mailer: premiere, instance, fermer } = await outboxVers(lent, { claimTimeoutMs });
     const seconde = instance(undefined);
     try {
       await premiere.enqueue({ to: 'lent@example.org', subject: 'Lent', text: 'Bonjour' });
@@ -460,10 +441,8 @@ describe('the outbox after a failure', () => {
       expect(emlIn(path.join(app.dataDir, 'mail'))).toEqual([]);
     } finally {
       tenu?.();
-      await premiere.close();
       await seconde.close();
-      await app.close();
-      await new Promise<void>((resolve) => lent.close(() => resolve()));
+      await fermer();
     }
   });
 
