@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
+/** Whether this run's tests use PostgreSQL (CI's second run, DATABASE_URL set), not a SQLite file. */
+export const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
+
 /**
  * A fresh database for one test file: a temp SQLite file, or — when DATABASE_URL is set (CI's
  * PostgreSQL run) — a new PostgreSQL database created from it and dropped afterwards; a copy of `modele` when given

@@ -19,7 +19,7 @@ import { loadConfig, type Config } from '../src/server/config.js';
 import { openDatabase } from '../src/server/db/index.js';
 import { RedisBus } from '../src/server/events/index.js';
 import { CLAIM_TIMEOUT_MS, createMailer } from '../src/server/mail/index.js';
-import { freshDatabaseUrl } from './db.js';
+import { freshDatabaseUrl, surPostgres } from './db.js';
 import { demande, multipart, SAMPLES } from './helpers.js';
 import { demarrerS3, type ServeurS3 } from './s3.js';
 import { effacerCles, REDIS_URL, redisRepond } from './redis.js';
@@ -28,8 +28,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ORIGIN = 'http://quartier.test';
 const MESSAGE_429 = 'Trop de tentatives en peu de temps. Patientez quelques minutes puis réessayez.';
 
-
-const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 const actif = surPostgres && (await redisRepond(REDIS_URL));
 
 /** The log lines (JSON) both in-process instances write at level info. */

@@ -2,13 +2,12 @@ import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ToursDeBoucle } from '../src/server/exploitation/tours.js';
 import { createAccount, createTestApp, demande } from './helpers.js';
+import { surPostgres } from './db.js';
 
 /**
  * The API's share of each turn of the event loop (src/server/exploitation/tours.ts). The clock is the test's own: each
  * task « costs » what it adds to it, so what runs in which turn does not depend on the machine's speed.
  */
-const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
-
 describe('the requests share each turn of the event loop', () => {
   let arret = false;
   afterEach(() => {

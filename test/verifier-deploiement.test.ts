@@ -9,11 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REDIS_URL, redisRepond } from './redis.js';
+import { surPostgres } from './db.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-
-const surPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 const avecRedis = surPostgres && (await redisRepond(REDIS_URL));
 // « un-serveur » and the script's refusals take nothing from this environment (the script passes on only PATH, HOME
 // and LANG): the same in CI's PostgreSQL run as in its SQLite run, so they run once, in the SQLite run
