@@ -3,6 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT } from '../src/server/auth/motsDePasse.js';
+import { CompteRepository } from '../src/server/features/compte/repository.js';
 import { cookieOf, createTestApp, demande, lienRecu, mailsTo, multipart, SAMPLES, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
@@ -289,8 +290,26 @@ describe('profiles and roles', () => {
     const retirer = (par: typeof a, cible: typeof b) =>
       ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${cible.res.json().data.uid}/role`, headers: { cookie: par.cookie }, payload: { role: 'habitant' } });
     const reponses = await Promise.all([retirer(a, b), retirer(b, a)]);
-    expect(reponses.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expect(reponses.find((r) => r.statusCode === 409)!.json().error).toMatchObject({ code: 'LAST_ADMIN', message: expect.stringMatching(/^Il doit rester au moins un administrateur/u) });
+    // The loser is refused by the transaction's guard (409) when both passed the admin check before either changed
+    // anything, or by the admin check itself (403) when the winner's change came first: both keep one admin.
+    const [gagnant, perdant] = [...reponses].sort((x, y) => x.statusCode - y.statusCode);
+    expect(gagnant!.statusCode).toBe(200);
+    if (perdant!.statusCode === 409) expect(perdant!.json().error).toMatchObject({ code: 'LAST_ADMIN', message: expect.stringMatching(/^Il doit rester au moins un administrateur/u) });
+    else expect(perdant!.statusCode).toBe(403);
+    expect(await ctx.app.deps.db.selectFrom('user').select('id').where('userType', '=', 'admin').execute()).toHaveLength(1);
+  });
+
+  it('keeps one admin when two role changes reach the database together, whatever the order of the admin checks', async () => {
+    await ctx.app.deps.db.updateTable('user').set({ userType: 'habitant' }).where('userType', '=', 'admin').execute();
+    const a = await signUp();
+    const b = await signUp();
+    await setRole(String(a.body.email), 'admin');
+    await setRole(String(b.body.email), 'admin');
+    // Both requests are past the admin check: only the transaction stands between them and no admin at all.
+    const comptes = new CompteRepository(ctx.app.deps.db);
+    const resultats = await Promise.all([a, b].map((x) => comptes.setRole({ id: x.res.json().data.uid as string }, 'habitant', { garderUnAdmin: true })));
+    expect(resultats.filter((r) => r.ok)).toHaveLength(1);
+    expect(resultats.filter((r) => !r.ok && r.raison === 'dernier-admin')).toHaveLength(1);
     expect(await ctx.app.deps.db.selectFrom('user').select('id').where('userType', '=', 'admin').execute()).toHaveLength(1);
   });
 
