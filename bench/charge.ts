@@ -73,7 +73,7 @@ interface Figures {
   p99: number;
   max: number;
   errors: number;
-  perKind: Record<Kind, { count: number; p99: number; errors: number }>;
+  perKind: Record<Kind, { count: number; p50: number; p99: number; errors: number }>;
   /** Every connection's requests but its first: the load once all its connections are accepted. */
   steady: { p50: number; p99: number; max: number };
   /** When every connection of the load had its first answer (s from the start), and those first answers' p99 and max. */
@@ -376,7 +376,7 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
     const perKind = Object.fromEntries(
       MIX.map(([k]) => {
         const sorted = record.kinds[k].times.sort((a, b) => a - b);
-        return [k, { count: sorted.length, p99: percentile(sorted, 99), errors: record.kinds[k].errors }];
+        return [k, { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors: record.kinds[k].errors }];
       }),
     ) as Figures['perKind'];
     return {
@@ -422,7 +422,7 @@ function print(label: string, f: Figures, before: Before | null, targets: boolea
     `    event loop   longest stall ${f0(f.stallMaxMs)} ms${was((b) => b.stallMaxMs, ' ms')}  p99 ${f.stallP99Ms.toFixed(1)} ms  busy ${(f.loopUtilisation * 100).toFixed(0)} %${targets ? `  <= 50 ms ${verdict(f.stallMaxMs <= 50)}` : ''}`,
   );
   console.log(`    trivial GET on a new connection once the load's are answered, worst: ${f0(f.probeMaxMs)} ms${was((b) => b.probeMaxMs, ' ms')}; server RSS after: ${f0(f.rssMb)} MB`);
-  console.log(`    per kind     ${MIX.map(([k]) => `${k} ${f.perKind[k].count} p99 ${f0(f.perKind[k].p99)} ms${f.perKind[k].errors ? ` (${f.perKind[k].errors} errors)` : ''}`).join(', ')}`);
+  console.log(`    per kind     ${MIX.map(([k]) => `${k} ${f.perKind[k].count} p50 ${f0(f.perKind[k].p50)} p99 ${f0(f.perKind[k].p99)} ms${f.perKind[k].errors ? ` (${f.perKind[k].errors} errors)` : ''}`).join(', ')}`);
   // Little's law: in a closed loop every connection waits for its answer before asking again, so the mean latency
   // is the connections over the throughput, whatever the server does with a request.
   const moyenne = (CONNECTIONS / f.rps) * 1000;
