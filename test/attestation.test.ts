@@ -240,4 +240,28 @@ describe("attestation d'enregistrement", () => {
     expect(mail).toContain('Bonjour');
     expect(pieceJointe(mail!)).toBeNull();
   });
+
+  it('leaves without its attachment when the request was closed by then, as the site gives none for a closed request', async () => {
+    const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013attest009', email: 'close@example.org' }) });
+    expect(created.statusCode, created.body).toBe(201);
+    await mailsTo(ctx, 'close@example.org');
+    // A first mail held back (an SMTP server down for days) while a manager refused the request.
+    await ctx.app.deps.db.updateTable('housingRequests').set({ statutDeLaDemande: 'Refusé' }).where('numeroUnique', '=', '013attest009').execute();
+    await ctx.app.deps.db
+      .insertInto('mailOutbox')
+      .values({
+        id: randomUUID(),
+        recipient: 'close.retard@example.org',
+        subject: 'Votre demande de logement est enregistrée',
+        body: 'Bonjour',
+        createdAt: new Date().toISOString(),
+        sendAfter: new Date().toISOString(),
+        attempts: 0,
+        piecesJointes: JSON.stringify([{ type: 'attestation', demandeId: created.json().data.id }]),
+      })
+      .execute();
+    const [mail] = await mailsTo(ctx, 'close.retard@example.org');
+    expect(mail).toContain('Bonjour');
+    expect(pieceJointe(mail!)).toBeNull();
+  });
 });

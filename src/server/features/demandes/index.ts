@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { estCloturee } from '../../../domain/cycleDeVie.js';
 import { reserve } from '../../auth/guards.js';
 import { STALE_MS } from '../../storage/index.js';
 import { InstructionRepository } from '../instruction/repository.js';
@@ -34,10 +35,11 @@ export default async function demandes(app: FastifyInstance): Promise<void> {
   await app.register(routesEffacementPubliques({ repository }));
   await app.register(evenementsRoutes({ repository }));
   await app.register(routesCycleDeVie({ repository }));
-  // The first e-mail's attestation, composed when the mail leaves (a request erased meanwhile: none).
+  // The first e-mail's attestation, composed when the mail leaves: none for a request erased or closed meanwhile (the
+  // site gives none for a closed request either, docs/produit.md).
   mailer.resoudrePiecesJointes('attestation', async (ref) => {
     const row = await repository.findById(ref.demandeId);
-    return row ? { filename: nomAttestation(row.numeroUnique), content: await attestationHorsBoucle(row, app.deps.now()), contentType: 'application/pdf' } : null;
+    return row && !estCloturee(row.statutDeLaDemande) ? { filename: nomAttestation(row.numeroUnique), content: await attestationHorsBoucle(row, app.deps.now()), contentType: 'application/pdf' } : null;
   });
   planifierCycleDeVie(app, { repository, mailer, bus, storage: app.deps.storage, config, now: app.deps.now, log: app.log });
 }
