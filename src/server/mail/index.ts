@@ -328,6 +328,10 @@ class OutboxMailer implements Mailer {
    */
   private async deliverDue(): Promise<number> {
     const { rows, token, at } = await this.claim();
+    if (rows.length === 0) {
+      await this.purge();
+      return 0;
+    }
     const parDestinataire = new Map<string, OutboxRow[]>();
     for (const row of rows) parDestinataire.set(row.recipient, [...(parDestinataire.get(row.recipient) ?? []), row]);
     const files = [...parDestinataire.values()];
