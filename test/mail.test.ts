@@ -358,6 +358,36 @@ function refusant(sujet: string, recus: string[]): SMTPServer {
   });
 }
 
+/**
+ * An SMTP server that holds its answer to the first message until `liberer` is called (a slow exchange); the others are
+ * answered at once. `recus`: each message's recipient, in the order received.
+ */
+function retenant(): { serveur: SMTPServer; recus: string[]; tenu: () => Promise<boolean>; liberer: () => void } {
+  const recus: string[] = [];
+  let tenu: (() => void) | undefined;
+  const serveur = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on('end', () => {
+        recus.push(session.envelope.rcptTo[0]!.address);
+        if (tenu) return callback();
+        tenu = () => callback();
+      });
+    },
+  });
+  return {
+    serveur,
+    recus,
+    tenu: async () => {
+      for (let i = 0; i < 250 && !tenu; i++) await sleep(20);
+      return tenu !== undefined;
+    },
+    liberer: () => tenu?.(),
+  };
+}
+
 describe('the outbox after a failure', () => {
   it('keeps one person’s mails in their order when the first fails: the next ones wait for its next try', async () => {
     const recus: string[] = [];
@@ -402,28 +432,14 @@ describe('the outbox after a failure', () => {
 
   it('renews its claim while the mail server takes long: another instance does not send the mail a second time', async () => {
     // A mail server that holds its answer to the message until told (a slow exchange, longer than a claim lasts).
-    const recus: string[] = [];
-    let tenu: (() => void) | undefined;
-    const lent = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, session, callback) {
-        stream.resume();
-        stream.on('end', () => {
-          recus.push(session.envelope.rcptTo[0]!.address);
-          if (tenu) return callback();
-          tenu = () => callback();
-        });
-      },
-    });
+    const { serveur: lent, recus, tenu, liberer } = retenant();
     const claimTimeoutMs = 300;
     // Two instances of the server over one database; the second delivers to files (what it would send shows there).
     const { app, mailer: premiere, instance, fermer } = await outboxVers(lent, { claimTimeoutMs });
     const seconde = instance(undefined);
     try {
       await premiere.enqueue({ to: 'lent@example.org', subject: 'Lent', text: 'Bonjour' });
-      for (let i = 0; i < 250 && !tenu; i++) await sleep(20);
-      expect(tenu).toBeDefined();
+      expect(await tenu()).toBe(true);
       // Three times the claim's life, the second instance passing all along: the mail stays claimed by the first.
       for (let t = 0; t < 3 * claimTimeoutMs; t += 100) {
         await sleep(100);
@@ -433,14 +449,45 @@ describe('the outbox after a failure', () => {
       const pendant = await outboxRow(app.app, 'Lent');
       expect(pendant).toMatchObject({ sentAt: null, claimToken: expect.any(String) });
       expect(Date.now() - Date.parse(pendant.claimedAt!)).toBeLessThan(claimTimeoutMs);
-      tenu!();
+      liberer();
       await premiere.idle();
       expect(await outboxRow(app.app, 'Lent')).toMatchObject({ sentAt: expect.any(String), claimToken: null, attempts: 1 });
       await seconde.idle();
       expect(recus).toEqual(['lent@example.org']);
       expect(emlIn(path.join(app.dataDir, 'mail'))).toEqual([]);
     } finally {
-      tenu?.();
+      liberer();
+      await seconde.close();
+      await fermer();
+    }
+  });
+
+  it('keeps one person’s mails in their order across instances: a later mail waits while another instance sends the first', async () => {
+    const { serveur: lent, recus, tenu, liberer } = retenant();
+    // Two instances over one database; the second delivers to files.
+    const { app, mailer: premiere, instance, fermer } = await outboxVers(lent);
+    const seconde = instance(undefined);
+    const dossier = path.join(app.dataDir, 'mail');
+    try {
+      await premiere.enqueue({ to: 'ordre@example.org', subject: 'Enregistrée', text: 'Bonjour' });
+      expect(await tenu()).toBe(true);
+      // While the first instance is still sending the first mail, the second queues and passes: the next mail waits.
+      await seconde.enqueue({ to: 'ordre@example.org', subject: 'Refusé', text: 'Bonjour' });
+      await seconde.idle();
+      expect(emlIn(dossier)).toEqual([]);
+      expect(await outboxRow(app.app, 'Refusé')).toMatchObject({ sentAt: null, claimToken: null });
+      liberer();
+      await premiere.idle();
+      // The first mail is sent: the next one leaves at the next pass, whichever instance makes it.
+      await seconde.enqueue({ to: 'declencheur@example.org', subject: 'Déclencheur', text: 'Bonjour' });
+      await seconde.idle();
+      const [premier, second] = [await outboxRow(app.app, 'Enregistrée'), await outboxRow(app.app, 'Refusé')];
+      expect(Date.parse(second.sentAt!)).toBeGreaterThanOrEqual(Date.parse(premier.sentAt!));
+      // Each sent once, by one instance or the other.
+      const fichiers = emlIn(dossier).filter((f) => fs.readFileSync(path.join(dossier, f), 'utf8').includes('To: ordre@example.org'));
+      expect(recus.length + fichiers.length).toBe(2);
+    } finally {
+      liberer();
       await seconde.close();
       await fermer();
     }

@@ -327,7 +327,12 @@ class OutboxMailer implements Mailer {
    * the rows not yet tried go back to the queue, as do those left past half the claim's life.
    */
   private async deliverDue(): Promise<number> {
-    const { rows, token, at } = await this.claim();
+    const { rows: reserves, token, at } = await this.claim();
+    // A person's mail behind an earlier one of theirs that is not this pass's (another instance is sending it): given
+    // back, for a pass after that one is sent.
+    const derriere = await this.derriereUnAutre(reserves, token);
+    await this.release(derriere, token);
+    const rows = reserves.filter((row) => !derriere.includes(row));
     if (rows.length === 0) {
       await this.purge();
       return 0;
@@ -373,6 +378,36 @@ class OutboxMailer implements Mailer {
     }
     await this.purge();
     return rows.length;
+  }
+
+  /**
+   * The claimed rows that have an unsent mail of the same recipient before them (by `sendAfter`, then `id`) that this
+   * pass does not hold: claimed by another instance's pass, or being claimed by it (PostgreSQL's `SKIP LOCKED` left
+   * it out of this claim). Read after this claim committed, so a claim made alongside is seen or still locked.
+   */
+  private async derriereUnAutre(rows: OutboxRow[], token: string): Promise<OutboxRow[]> {
+    if (rows.length === 0) return [];
+    const bloques = await this.db
+      .selectFrom('mailOutbox as o')
+      .select('o.id')
+      .where(
+        'o.id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('mailOutbox as e')
+            .select('e.id')
+            .whereRef('e.recipient', '=', 'o.recipient')
+            .where('e.sentAt', 'is', null)
+            .where((eb) => eb.or([eb('e.sendAfter', '<', eb.ref('o.sendAfter')), eb.and([eb('e.sendAfter', '=', eb.ref('o.sendAfter')), eb('e.id', '<', eb.ref('o.id'))])]))
+            .where((eb) => eb.or([eb('e.claimToken', 'is', null), eb('e.claimToken', '!=', token)])),
+        ),
+      )
+      .execute();
+    const ids = new Set(bloques.map((b) => b.id));
+    return rows.filter((row) => ids.has(row.id));
   }
 
   /**
