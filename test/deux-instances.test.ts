@@ -20,7 +20,7 @@ import { openDatabase } from '../src/server/db/index.js';
 import { RedisBus } from '../src/server/events/index.js';
 import { CLAIM_TIMEOUT_MS, createMailer } from '../src/server/mail/index.js';
 import { freshDatabaseUrl, surPostgres } from './db.js';
-import { demande, multipart, SAMPLES } from './helpers.js';
+import { demande, multipart, SAMPLES, surUnPort } from './helpers.js';
 import { demarrerS3, type ServeurS3 } from './s3.js';
 import { effacerCles, REDIS_URL, redisRepond } from './redis.js';
 
@@ -55,8 +55,7 @@ const options = (): AppOptions => ({
 });
 
 const listen = async (app: FastifyInstance) => {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
+  return (await surUnPort(app)).base;
 };
 
 interface MailRecu {

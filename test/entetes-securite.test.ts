@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, entetesFixes } from '../src/server/app.js';
 import { loadConfig } from '../src/server/config.js';
 import { freshDatabaseUrl } from './db.js';
-import { createTestApp, demande, type TestContext } from './helpers.js';
+import { createTestApp, demande, surUnPort, type TestContext } from './helpers.js';
 
 // helmet's headers are computed once at start (app.ts « entetesFixes ») and copied onto every answer:
 // these tests hold every one of them to its value on the answers that bypass the usual path too. Images: the
@@ -40,8 +40,7 @@ let port: number;
 
 beforeAll(async () => {
   ctx = await createTestApp();
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as { port: number }).port;
+  port = (await surUnPort(ctx.app)).port;
   const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013entete001' }) });
   expect(res.statusCode).toBe(201);
 });

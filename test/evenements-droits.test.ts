@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvenementDirect } from '../src/domain/demande.js';
 import type { EvenementSignalement } from '../src/domain/signalements.js';
 import { VERIFICATION_MS } from '../src/server/events/flux.js';
-import { createAccount, createTestApp, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * A managers' live stream is one request that lasts: the guard let it in once, and a sign-out, a revocation, an
@@ -15,8 +15,7 @@ let port: number;
 
 beforeAll(async () => {
   ctx = await createTestApp();
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as { port: number }).port;
+  port = (await surUnPort(ctx.app)).port;
 });
 afterAll(async () => ctx?.close());
 

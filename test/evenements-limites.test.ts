@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createTestApp, demande, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, demande, surUnPort, type TestContext } from './helpers.js';
 
 // Live-event streams stay open, so these tests talk to a listening server over real sockets. Linux
 // routes all of 127.0.0.0/8 to the loopback: binding the client side to 127.0.0.2, .3… gives the server
@@ -12,8 +12,7 @@ const open: Stream[] = [];
 
 beforeAll(async () => {
   ctx = await createTestApp({ SSE_MAX_CONNEXIONS: '3', SSE_MAX_PAR_IP: '2' });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as { port: number }).port;
+  port = (await surUnPort(ctx.app)).port;
   manager = await createAccount(ctx, 'manager');
   for (const numeroUnique of ['013sse000001', '013sse000002']) {
     const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique }) });

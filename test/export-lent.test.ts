@@ -1,8 +1,8 @@
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatedRequest } from '../bench/seed.js';
-import { createAccount, createTestApp, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * A manager's export downloaded slowly or abandoned (a phone on a poor line, a closed laptop) must not hold the
@@ -23,8 +23,7 @@ beforeAll(async () => {
     const rows = Array.from({ length: Math.min(500, N - i) }, (_, j) => ({ ...generatedRequest(i + j), motivations: long }));
     await ctx.app.deps.db.insertInto('housingRequests').values(rows).execute();
   }
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  base = { host: '127.0.0.1', port: (ctx.app.server.address() as AddressInfo).port };
+  base = { host: '127.0.0.1', port: (await surUnPort(ctx.app)).port };
 }, 60_000);
 afterAll(async () => ctx.close());
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { foldForSearch } from '../src/domain/normalise.js';
-import { createAccount, createTestApp, demande, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, demande, multipart, SAMPLES, surUnPort, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
 let manager: Awaited<ReturnType<typeof createAccount>>;
@@ -26,8 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 let listening: string | undefined;
 async function baseUrl(): Promise<string> {
   if (!listening) {
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    listening = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+    listening = (await surUnPort(ctx.app)).base;
   }
   return listening;
 }

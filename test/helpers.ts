@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -269,4 +270,11 @@ export async function attendreUnVerrou(db: Db): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('aucune requête n’attend de verrou après 10 s');
+}
+
+/** Listens on a free loopback port (tests that need a real socket: streams, timeouts, fetch): its port and base URL. */
+export async function surUnPort(app: FastifyInstance): Promise<{ port: number; base: string }> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { port, base: `http://127.0.0.1:${port}` };
 }

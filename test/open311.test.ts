@@ -11,7 +11,7 @@ import { SignalementsRepository } from '../src/server/features/signalements/repo
 import { SignalementsService } from '../src/server/features/signalements/service.js';
 import { LocalStorage } from '../src/server/storage/index.js';
 import { BAD_BODIES, BAD_PARAMS, BAD_QUERIES, send } from './generated-inputs.js';
-import { createAccount, createTestApp, mailsTo, multipart, SANS_LIMITES_SIGNALEMENTS, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, mailsTo, multipart, SANS_LIMITES_SIGNALEMENTS, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * Open311 GeoReport v2 (issue 14 point 6; docs/api.md « Open311 GeoReport v2 »): discovery, services, service
@@ -839,8 +839,7 @@ describe('rate limits and the log', () => {
 describe('hostile requests', () => {
   let base: string;
   beforeAll(async () => {
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+    base = (await surUnPort(ctx.app)).base;
   });
 
   const ROUTES = [

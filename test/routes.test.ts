@@ -6,7 +6,7 @@ import { reserve } from '../src/server/auth/guards.js';
 import { installErrorHandlers } from '../src/server/errors.js';
 import { ecriture } from '../src/server/serializer.js';
 import { apiRoutes, BAD_BODIES, BAD_PARAMS, BAD_QUERIES, fill as fillWith, generateCases, paramNames, problemWith, send as sendTo, type Answer } from './generated-inputs.js';
-import { createAccount, createTestApp, demande, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, demande, multipart, SAMPLES, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * Walks the app's own route table (so a route added tomorrow is covered without writing anything) and
@@ -34,8 +34,7 @@ beforeAll(async () => {
   const form = await multipart([{ field: 'livret', name: 'livret.pdf', content: SAMPLES.pdf, type: 'application/pdf' }]);
   const uploaded = await ctx.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numero}`, headers: { ...form.headers, 'x-access-key': accessKey }, payload: form.payload });
   documentId = uploaded.json().data.documents.livret[0].id as string;
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+  base = (await surUnPort(ctx.app)).base;
 });
 afterAll(async () => {
   await ctx.close();

@@ -13,7 +13,7 @@ import {
   type EvenementSignalement,
 } from '../src/domain/signalements.js';
 import { SignalementsRepository } from '../src/server/features/signalements/repository.js';
-import { createAccount, createTestApp, multipart, SAMPLES, SANS_LIMITES_SIGNALEMENTS, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, multipart, SAMPLES, SANS_LIMITES_SIGNALEMENTS, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * Technical reports, the town hall's side (issue 14 point 4): the managers' list (search folded, sorts, filters,
@@ -830,8 +830,7 @@ describe('categories, for admins', () => {
 
 describe('live events', () => {
   it('streams new reports and changes to the managers’ stream, notes included; the public stream never hears a note', async () => {
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+    const base = (await surUnPort(ctx.app)).base;
     const ouvrir = async (url: string, headers: Record<string, string>) => {
       const controller = new AbortController();
       const res = await fetch(`${base}${url}`, { headers, signal: controller.signal });

@@ -6,7 +6,7 @@ import { dansPolygone } from '../src/domain/geometrie.js';
 import { buildApp } from '../src/server/app.js';
 import { loadTerritory } from '../src/server/territory.js';
 import { apiRoutes, BAD_BODIES, BAD_PARAMS, BAD_QUERIES, fill, generateCases, paramNames, problemWith, send } from './generated-inputs.js';
-import { createTestApp, multipart, SAMPLES, type TestContext } from './helpers.js';
+import { createTestApp, multipart, SAMPLES, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * Technical reports at their limits: rate limits per address (429 in French), the photo size (413), the
@@ -159,8 +159,7 @@ describe('hostile inputs on the routes of technical reports, with a real number,
       const form = await multipart([{ field: 'photo', name: 'p.png', content: SAMPLES.png, type: 'image/png' }]);
       const photo = await libre.app.inject({ method: 'POST', url: api(`/signalements/${numero}/photos`), headers: { ...form.headers, 'x-access-key': cle }, payload: form.payload });
       const good = { numero: () => numero, id: () => photo.json().data.id as string };
-      await libre.app.listen({ port: 0, host: '127.0.0.1' });
-      const base = `http://127.0.0.1:${(libre.app.server.address() as { port: number }).port}`;
+      const base = (await surUnPort(libre.app)).base;
       const routes = apiRoutes(libre.app).filter((r) => r.url.startsWith('/app/api/technique/'));
       expect(routes.length).toBeGreaterThanOrEqual(12);
       const problemes: string[] = [];
@@ -195,8 +194,7 @@ describe('live events across server instances (PostgreSQL)', () => {
     const logement: unknown[] = [];
     const stop = second.deps.bus.subscribe((e) => logement.push(e));
     try {
-      await second.listen({ port: 0, host: '127.0.0.1' });
-      const port = (second.server.address() as { port: number }).port;
+      const port = (await surUnPort(second)).port;
       const controller = new AbortController();
       const res = await fetch(`http://127.0.0.1:${port}/app/api/technique/evenements`, { signal: controller.signal });
       const reader = res.body!.getReader();

@@ -8,7 +8,7 @@ import { authSecret } from '../src/server/auth/secret.js';
 import { LocalStorage } from '../src/server/storage/index.js';
 import { SignalementsRepository } from '../src/server/features/signalements/repository.js';
 import { SignalementsService, type Changement } from '../src/server/features/signalements/service.js';
-import { createAccount, createTestApp, multipart, SAMPLES, SANS_LIMITES_SIGNALEMENTS, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, multipart, SAMPLES, SANS_LIMITES_SIGNALEMENTS, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * Technical reports (issue 14, server core): numbering, the district's boundary, the nearby search, the public
@@ -709,8 +709,7 @@ describe('who may do what', () => {
 
 describe('live events over HTTP', () => {
   it('streams a report’s changes on /technique/evenements?numero=, and refuses an unknown number (404)', async () => {
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+    const base = (await surUnPort(ctx.app)).base;
     expect((await fetch(`${base}/app/api/technique/evenements?numero=2020-99999`)).status).toBe(404);
     const ecoute = ecouter();
     const { numero } = await signaler();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
-import { createAccount, createTestApp, demande, type TestContext } from './helpers.js';
+import { createAccount, createTestApp, demande, surUnPort, type TestContext } from './helpers.js';
 
 // Two server instances on one PostgreSQL, without Redis: a change made through one reaches the SSE clients of the
 // other (LISTEN/NOTIFY), and a rate limit is counted across both (the `limites_frequence` table). With SQLite one
@@ -8,13 +8,14 @@ import { createAccount, createTestApp, demande, type TestContext } from './helpe
 const onPostgres = Boolean(process.env.DATABASE_URL);
 let first: TestContext;
 let second: Awaited<ReturnType<typeof buildApp>>;
+let port: number;
 
 beforeAll(async () => {
   if (!onPostgres) return;
   const rateLimits = { create: false, upload: false, adresses: { max: 2, timeWindow: '1 minute' }, inscription: false, auth: false } as const;
   first = await createTestApp({}, { logger: false, rateLimits });
   second = await buildApp(first.config, { logger: false, rateLimits });
-  await second.listen({ port: 0, host: '127.0.0.1' });
+  port = (await surUnPort(second)).port;
 });
 afterAll(async () => {
   if (!onPostgres) return;
@@ -25,7 +26,6 @@ afterAll(async () => {
 it.skipIf(!onPostgres)('sends a status change made on one instance to an SSE client of the other', async () => {
   const manager = await createAccount(first, 'manager');
   await first.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013instance01' }) });
-  const port = (second.server.address() as { port: number }).port;
   const controller = new AbortController();
   const res = await fetch(`http://127.0.0.1:${port}/app/api/evenements`, { headers: { cookie: manager.cookie }, signal: controller.signal });
   const reader = res.body!.getReader();

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, demande, multipart, type TestContext } from './helpers.js';
+import { createTestApp, demande, multipart, surUnPort, type TestContext } from './helpers.js';
 
 /**
  * Slow clients (issue 9 point 6): headers and bodies that trickle in are cut, on a real listening
@@ -23,8 +23,7 @@ beforeAll(async () => {
   });
   const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande() });
   ({ numeroUnique: numero, accessKey } = created.json().data);
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as net.AddressInfo).port;
+  port = (await surUnPort(ctx.app)).port;
 });
 afterAll(async () => {
   await ctx.close();
