@@ -89,7 +89,7 @@ async function load(url: string, stop: { now: boolean }, ack: Acknowledged): Pro
       const numero = `013k${id.toString().padStart(2, '0')}${(n++).toString(36).padStart(6, '0')}`;
       let key: string;
       try {
-        const r = await fetch(`${url}/app/api/logement`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(demande({ numeroUnique: numero })) });
+        const r = await fetch(`${url}/app/api/logement`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(demande({ numeroUnique: numero, email: `${numero}@example.org` })) });
         const body = (await r.json()) as { data?: { accessKey: string } };
         if (r.status !== 201) {
           other(r.status);
@@ -124,17 +124,25 @@ async function mailTexts(dir: string): Promise<string[]> {
 /**
  * Waits until the restarted server has sent every mail it may send. On PostgreSQL the mails the killed
  * instance had claimed stay claimed for CLAIM_TIMEOUT_MS (another instance may still be sending them),
- * then leave: those count as queued, not lost. On SQLite the restart puts them back at once.
+ * then leave: those count as queued, not lost, and so do the later mails of their recipients, which wait for them (a
+ * person's mails leave in their order). On SQLite the restart puts them back at once.
  */
 async function waitForOutbox(db: Db, restartedAt: string): Promise<void> {
   const end = Date.now() + 30_000;
-  const pending = () =>
-    db
+  const pending = async () => {
+    const rows = await db
       .selectFrom('mailOutbox')
-      .select(['claimedAt', 'attempts', 'lastError'])
+      .select(['recipient', 'claimedAt', 'attempts', 'lastError'])
       .where('sentAt', 'is', null)
-      .where((eb) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '>=', restartedAt)]))
+      .orderBy('sendAfter')
+      .orderBy('id')
       .execute();
+    const attendent = new Set<string>();
+    return rows.filter((row) => {
+      if (row.claimedAt !== null && row.claimedAt < restartedAt) attendent.add(row.recipient);
+      return !attendent.has(row.recipient);
+    });
+  };
   while (Date.now() < end) {
     if ((await pending()).length === 0) return;
     await new Promise((r) => setTimeout(r, 200));
