@@ -493,6 +493,32 @@ describe('the outbox after a failure', () => {
     }
   });
 
+  it('goes on sending other people’s mails while one person’s many wait behind a mail another instance is sending', async () => {
+    const { serveur: lent, recus, tenu, liberer } = retenant();
+    const { app, mailer: premiere, instance, fermer } = await outboxVers(lent);
+    const seconde = instance(undefined);
+    const dossier = path.join(app.dataDir, 'mail');
+    try {
+      await premiere.enqueue({ to: 'bavard@example.org', subject: 'Premier', text: 'Bonjour' });
+      expect(await tenu()).toBe(true);
+      // More of that person's mails than a pass takes at once, then someone else's.
+      for (let i = 0; i < 15; i++) await seconde.enqueue({ to: 'bavard@example.org', subject: `Suite ${i}`, text: 'Bonjour' });
+      await seconde.enqueue({ to: 'voisine@example.org', subject: 'Pour la voisine', text: 'Bonjour' });
+      await seconde.idle();
+      const envoyes = emlIn(dossier).map((f) => fs.readFileSync(path.join(dossier, f), 'utf8'));
+      expect(envoyes.filter((m) => m.includes('To: voisine@example.org'))).toHaveLength(1);
+      expect(envoyes.filter((m) => m.includes('To: bavard@example.org'))).toEqual([]);
+      liberer();
+      await premiere.idle();
+      expect(recus[0]).toBe('bavard@example.org');
+      expect(await outboxRow(app.app, 'Premier')).toMatchObject({ sentAt: expect.any(String) });
+    } finally {
+      liberer();
+      await seconde.close();
+      await fermer();
+    }
+  });
+
   it('marks a sent mail as sent when the database fails for a moment just after: it is not sent again', async () => {
     const app = await createTestApp();
     const { db, dbKind } = app.app.deps;

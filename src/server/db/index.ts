@@ -39,6 +39,7 @@ import * as m0031 from './migrations/0031_statut_effacee.js';
 import * as m0032 from './migrations/0032_recherche_differee.js';
 import * as m0033 from './migrations/0033_etiquettes_nom_cle.js';
 import * as m0034 from './migrations/0034_annulation_dates.js';
+import * as m0035 from './migrations/0035_mail_outbox_destinataire.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -170,6 +171,7 @@ const migrations: Record<string, Migration> = {
   '0032_recherche_differee': m0032,
   '0033_etiquettes_nom_cle': m0033,
   '0034_annulation_dates': m0034,
+  '0035_mail_outbox_destinataire': m0035,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -293,14 +293,18 @@ class OutboxMailer implements Mailer {
     // Due, unsent and unclaimed (or claimed by a pass that never finished): in the choice and in the claim.
     const libre = (eb: ExpressionBuilder<Database, 'mailOutbox'>) => eb.or([eb('claimedAt', 'is', null), eb('claimedAt', '<', stale)]);
     const claimable = (eb: ExpressionBuilder<Database, 'mailOutbox'>) => eb.and([eb('sentAt', 'is', null), eb('sendAfter', '<=', now), libre(eb)]);
-    let due = this.db
-      .selectFrom('mailOutbox')
-      .select('id')
-      .where(claimable)
-      .orderBy('sendAfter')
-      .orderBy('id')
-      .limit(BATCH);
-    if (this.outbox.kind === 'postgres') due = due.forUpdate().skipLocked();
+    // Not behind an earlier unsent mail of the same person that another instance's pass is sending: those wait for it
+    // (their order), and must not fill the batch while other people's mails are due (migration 0035's index).
+    const pasDerriere = sql<boolean>`not exists (select 1 from mail_outbox as e where e.recipient = mail_outbox.recipient
+      and e.sent_at is null and e.claimed_at >= ${stale}
+      and (e.send_after < mail_outbox.send_after or (e.send_after = mail_outbox.send_after and e.id < mail_outbox.id)))`;
+    // The rows chosen, then claimed by their keys, in one transaction (PostgreSQL: the chosen rows locked until the
+    // claim commits; a subquery in the UPDATE itself may be run again for each row it meets, and claim more or other
+    // rows than it chose).
+    const choisir = (trx: Db) => {
+      const due = trx.selectFrom('mailOutbox').select('id').where(claimable).where(pasDerriere).orderBy('sendAfter').orderBy('id').limit(BATCH);
+      return this.outbox.kind === 'postgres' ? due.forUpdate().skipLocked() : due;
+    };
     // SQLite: the repeated conditions with unary `+`, so that the claimed rows are found by their primary key; plain,
     // they made SQLite walk the due index through the whole backlog (0.6 ms at 6,000 mails waiting, 5 ms under the
     // load bench's, against 0.06 ms by key).
@@ -309,14 +313,14 @@ class OutboxMailer implements Mailer {
         ? claimable
         : (eb: ExpressionBuilder<Database, 'mailOutbox'>) =>
             eb.and([sql<boolean>`+${sql.ref('sentAt')} is null`, sql<boolean>`+${sql.ref('sendAfter')} <= ${now}`, libre(eb)]);
-    const rows = await this.db
-      .updateTable('mailOutbox')
-      .set({ claimedAt: now, claimToken: token })
-      .where('id', 'in', due)
-      .where(claimableParCle)
-      .returningAll()
-      .execute();
-    rows.sort((a, b) => (a.sendAfter < b.sendAfter ? -1 : a.sendAfter > b.sendAfter ? 1 : 0));
+    const rows = await this.db.transaction().execute(async (trx) => {
+      const ids = (await choisir(trx).execute()).map((r) => r.id);
+      if (ids.length === 0) return [];
+      const reserves = await trx.updateTable('mailOutbox').set({ claimedAt: now, claimToken: token }).where('id', 'in', ids).where(claimableParCle).returningAll().execute();
+      // In the order chosen (send_after, then id as the database compares them, as every other query here does).
+      const rang = new Map(ids.map((id, i) => [id, i]));
+      return reserves.sort((a, b) => rang.get(a.id)! - rang.get(b.id)!);
+    });
     return { rows, token, at };
   }
 
@@ -328,9 +332,16 @@ class OutboxMailer implements Mailer {
    */
   private async deliverDue(): Promise<number> {
     const { rows: reserves, token, at } = await this.claim();
-    // A person's mail behind an earlier one of theirs that is not this pass's (another instance is sending it): given
-    // back, for a pass after that one is sent.
-    const derriere = await this.derriereUnAutre(reserves, token);
+    // A person's mail behind an earlier one of theirs that is not this pass's (claimed by another instance at the same
+    // moment as this claim): given back, for a pass after that one is sent. If that check fails, the whole claim is
+    // given back rather than held for the claim's life.
+    let derriere: OutboxRow[];
+    try {
+      derriere = await this.derriereUnAutre(reserves, token);
+    } catch (error) {
+      await this.release(reserves, token);
+      throw error;
+    }
     await this.release(derriere, token);
     const rows = reserves.filter((row) => !derriere.includes(row));
     if (rows.length === 0) {
