@@ -409,6 +409,35 @@ describe('the outbox after a failure', () => {
     }
   });
 
+  it('holds the failed mail, still first and claimed, until its followers are moved after its next try (no other instance slips one in)', async () => {
+    const recus: string[] = [];
+    const { app, mailer, fermer } = await outboxVers(refusant('Tenu 1', recus));
+    const { db } = app.app.deps;
+    if (app.app.deps.dbKind !== 'sqlite') return void (await fermer());
+    try {
+      // Each time a follower is put back, what another instance's claim would then see of the failed mail.
+      await sql`create table vu_au_report (suivant_envoi text, echec_envoi text, echec_reserve text)`.execute(db);
+      await sql`create trigger report after update of send_after on mail_outbox when new.subject <> 'Tenu 1'
+        begin insert into vu_au_report select new.send_after, send_after, claimed_at from mail_outbox where subject = 'Tenu 1'; end`.execute(db);
+      await db.transaction().execute(async (trx) => {
+        for (const [i, etape] of ['Tenu 1', 'Tenu 2', 'Tenu 3'].entries()) await mailer.enqueue({ to: 'tenu@example.org', subject: etape, text: 'Bonjour' }, { trx, delayMs: i });
+      });
+      await mailer.idle();
+      const vus = (await sql<{ suivantEnvoi: string; echecEnvoi: string; echecReserve: string | null }>`select * from vu_au_report`.execute(db)).rows;
+      expect(vus).toHaveLength(2);
+      for (const vu of vus) {
+        expect(vu.echecReserve).toEqual(expect.any(String));
+        expect(vu.echecEnvoi < vu.suivantEnvoi).toBe(true);
+      }
+      // Then the failed mail goes back to the queue for its next try, before its followers.
+      const [un, deux] = await Promise.all(['Tenu 1', 'Tenu 2'].map((sujet) => outboxRow(app.app, sujet)));
+      expect(un).toMatchObject({ attempts: 1, claimedAt: null, claimToken: null });
+      expect(Date.parse(deux!.sendAfter)).toBeGreaterThan(Date.parse(un!.sendAfter));
+    } finally {
+      await fermer();
+    }
+  });
+
   it('keeps a later mail of that person, not yet due when the first failed, waiting for the first one’s next try', async () => {
     const recus: string[] = [];
     const refuse = refusant('Suite 1', recus);

@@ -375,6 +375,14 @@ class OutboxMailer implements Mailer {
             const suivants = file.slice(index + 1);
             await this.apres(await this.suivantsLibres(row), debut + suivants.length, null);
             await this.apres(suivants, debut, token);
+            // Only then the failed one back to the queue, for its next try. (If the moves failed, it stays claimed until
+            // the claim is stale: late, but never after a follower.)
+            await this.db
+              .updateTable('mailOutbox')
+              .set({ sendAfter: echec.retryAt, claimedAt: null, claimToken: null })
+              .where('id', '=', row.id)
+              .where('claimToken', '=', token)
+              .execute();
             break;
           }
         }
@@ -462,9 +470,11 @@ class OutboxMailer implements Mailer {
       // The row's id, not its recipient or subject: the log holds no personal data (docs/security.md « Logs »).
       this.log.error({ err: error, mail: row.id, attempts, retryAt }, "L’envoi d’un e-mail a échoué");
       const message = error instanceof Error ? error.message : String(error);
+      // Still claimed and still first of its recipient's: the caller moves the followers behind its next try, then lets
+      // it go, so that no instance's claim meanwhile finds a follower due ahead of it.
       await this.db
         .updateTable('mailOutbox')
-        .set({ attempts, lastError: message.slice(0, 1000), sendAfter: retryAt, claimedAt: null, claimToken: null })
+        .set({ attempts, lastError: message.slice(0, 1000) })
         .where('id', '=', row.id)
         .where('claimToken', '=', token)
         .execute();
