@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { natif } from '../src/server/db/index.js';
-import { createMailer, retryDelayMs } from '../src/server/mail/index.js';
+import { createMailer, retryDelayMs, type Mailer } from '../src/server/mail/index.js';
 import { createTestApp, demande, instructionsLues, planSqlite, type TestContext } from './helpers.js';
 import { portLibre } from '../scripts/ports.js';
 
@@ -388,6 +388,27 @@ function retenant(): { serveur: SMTPServer; recus: string[]; tenu: () => Promise
   };
 }
 
+/**
+ * Two instances of the server over one database: the first sends through an SMTP server that holds its answer to the
+ * first message until `liberer` (retenant), the second delivers to files (`dossier`: what it sends shows there).
+ * Everything is closed after `corps`, the held answer given back first.
+ */
+async function deuxInstances(
+  options: { claimTimeoutMs?: number },
+  corps: (c: { app: TestContext; premiere: Mailer; seconde: Mailer; dossier: string } & Omit<ReturnType<typeof retenant>, 'serveur'>) => Promise<void>,
+): Promise<void> {
+  const { serveur, ...lent } = retenant();
+  const { app, mailer: premiere, instance, fermer } = await outboxVers(serveur, options);
+  const seconde = instance(undefined);
+  try {
+    await corps({ app, premiere, seconde, dossier: path.join(app.dataDir, 'mail'), ...lent });
+  } finally {
+    lent.liberer();
+    await seconde.close();
+    await fermer();
+  }
+}
+
 describe('the outbox after a failure', () => {
   it('keeps one person’s mails in their order when the first fails: the next ones wait for its next try', async () => {
     const recus: string[] = [];
@@ -460,13 +481,9 @@ describe('the outbox after a failure', () => {
   });
 
   it('renews its claim while the mail server takes long: another instance does not send the mail a second time', async () => {
-    // A mail server that holds its answer to the message until told (a slow exchange, longer than a claim lasts).
-    const { serveur: lent, recus, tenu, liberer } = retenant();
+    // The first instance's mail server holds its answer longer than a claim lasts.
     const claimTimeoutMs = 300;
-    // Two instances of the server over one database; the second delivers to files (what it would send shows there).
-    const { app, mailer: premiere, instance, fermer } = await outboxVers(lent, { claimTimeoutMs });
-    const seconde = instance(undefined);
-    try {
+    await deuxInstances({ claimTimeoutMs }, async ({ app, premiere, seconde, dossier, recus, tenu, liberer }) => {
       await premiere.enqueue({ to: 'lent@example.org', subject: 'Lent', text: 'Bonjour' });
       expect(await tenu()).toBe(true);
       // Three times the claim's life, the second instance passing all along: the mail stays claimed by the first.
@@ -474,7 +491,7 @@ describe('the outbox after a failure', () => {
         await sleep(100);
         await seconde.idle();
       }
-      expect(emlIn(path.join(app.dataDir, 'mail'))).toEqual([]);
+      expect(emlIn(dossier)).toEqual([]);
       const pendant = await outboxRow(app.app, 'Lent');
       expect(pendant).toMatchObject({ sentAt: null, claimToken: expect.any(String) });
       expect(Date.now() - Date.parse(pendant.claimedAt!)).toBeLessThan(claimTimeoutMs);
@@ -483,21 +500,12 @@ describe('the outbox after a failure', () => {
       expect(await outboxRow(app.app, 'Lent')).toMatchObject({ sentAt: expect.any(String), claimToken: null, attempts: 1 });
       await seconde.idle();
       expect(recus).toEqual(['lent@example.org']);
-      expect(emlIn(path.join(app.dataDir, 'mail'))).toEqual([]);
-    } finally {
-      liberer();
-      await seconde.close();
-      await fermer();
-    }
+      expect(emlIn(dossier)).toEqual([]);
+    });
   });
 
   it('keeps one person’s mails in their order across instances: a later mail waits while another instance sends the first', async () => {
-    const { serveur: lent, recus, tenu, liberer } = retenant();
-    // Two instances over one database; the second delivers to files.
-    const { app, mailer: premiere, instance, fermer } = await outboxVers(lent);
-    const seconde = instance(undefined);
-    const dossier = path.join(app.dataDir, 'mail');
-    try {
+    await deuxInstances({}, async ({ app, premiere, seconde, dossier, recus, tenu, liberer }) => {
       await premiere.enqueue({ to: 'ordre@example.org', subject: 'Enregistrée', text: 'Bonjour' });
       expect(await tenu()).toBe(true);
       // While the first instance is still sending the first mail, the second queues and passes: the next mail waits.
@@ -515,19 +523,11 @@ describe('the outbox after a failure', () => {
       // Each sent once, by one instance or the other.
       const fichiers = emlIn(dossier).filter((f) => fs.readFileSync(path.join(dossier, f), 'utf8').includes('To: ordre@example.org'));
       expect(recus.length + fichiers.length).toBe(2);
-    } finally {
-      liberer();
-      await seconde.close();
-      await fermer();
-    }
+    });
   });
 
   it('goes on sending other people’s mails while one person’s many wait behind a mail another instance is sending', async () => {
-    const { serveur: lent, recus, tenu, liberer } = retenant();
-    const { app, mailer: premiere, instance, fermer } = await outboxVers(lent);
-    const seconde = instance(undefined);
-    const dossier = path.join(app.dataDir, 'mail');
-    try {
+    await deuxInstances({}, async ({ app, premiere, seconde, dossier, recus, tenu, liberer }) => {
       await premiere.enqueue({ to: 'bavard@example.org', subject: 'Premier', text: 'Bonjour' });
       expect(await tenu()).toBe(true);
       // More of that person's mails than a pass takes at once, then someone else's.
@@ -541,11 +541,7 @@ describe('the outbox after a failure', () => {
       await premiere.idle();
       expect(recus[0]).toBe('bavard@example.org');
       expect(await outboxRow(app.app, 'Premier')).toMatchObject({ sentAt: expect.any(String) });
-    } finally {
-      liberer();
-      await seconde.close();
-      await fermer();
-    }
+    });
   });
 
   it('marks a sent mail as sent when the database fails for a moment just after: it is not sent again', async () => {
