@@ -163,6 +163,12 @@ class OutboxMailer implements Mailer {
   private lastPurge = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly resolveurs = new Map<string, ResolveurPieceJointe>();
+  /**
+   * Each recipient's latest `send_after` given here (ms): a person's mails leave by `send_after`, then by id, which is
+   * random, so two mails to one person asked in the same millisecond (one transaction) get distinct times, in the order
+   * asked.
+   */
+  private readonly derniersEnvois = new Map<string, number>();
   private readonly claimTimeoutMs: number;
 
   constructor(
@@ -198,6 +204,7 @@ class OutboxMailer implements Mailer {
 
   async enqueue(mail: Mail, options: EnqueueOptions = {}): Promise<void> {
     const now = Date.now();
+    const sendAfter = this.envoiApres(mail.to, now + Math.max(0, options.delayMs ?? 0), now);
     await (options.trx ?? this.db)
       .insertInto('mailOutbox')
       .values({
@@ -207,7 +214,7 @@ class OutboxMailer implements Mailer {
         subject: mail.subject,
         body: mail.text,
         createdAt: new Date(now).toISOString(),
-        sendAfter: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
+        sendAfter: new Date(sendAfter).toISOString(),
         attempts: 0,
         housingRequestId: options.demandeId ?? null,
         piecesJointes: mail.piecesJointes?.length ? JSON.stringify(mail.piecesJointes) : null,
@@ -215,6 +222,19 @@ class OutboxMailer implements Mailer {
       .execute();
     // Outside a transaction the row is there now: a mail due at once leaves without waiting for the loop.
     if (!options.trx && !(options.delayMs! > 0) && this.passes === 0 && !this.closed) void this.pass();
+  }
+
+  /**
+   * `voulu`, or just after the recipient's previous mail when that one is not earlier (see `derniersEnvois`). Only mails
+   * due within the second are kept there (a delayed one would hold its entry for its whole delay), so the map holds a
+   * second's worth of recipients and its sweep, once it has 1,000, drops most of them.
+   */
+  private envoiApres(destinataire: string, voulu: number, now: number): number {
+    const envoi = Math.max(voulu, (this.derniersEnvois.get(destinataire) ?? -Infinity) + 1);
+    if (envoi > now + 1000) return envoi;
+    if (this.derniersEnvois.size >= 1000) for (const [d, t] of this.derniersEnvois) if (t < now) this.derniersEnvois.delete(d);
+    this.derniersEnvois.set(destinataire, envoi);
+    return envoi;
   }
 
   resoudrePiecesJointes(type: string, resolveur: ResolveurPieceJointe): void {
