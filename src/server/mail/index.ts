@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbKind } from '../db/index.js';
 import type { Database, MailOutboxTable } from '../db/schema.js';
@@ -130,6 +130,16 @@ export function createMailer(options: { smtpUrl: string | undefined; mailDir: st
 
 /** Rows claimed at once by one pass of the loop. */
 const BATCH = 10;
+
+/**
+ * `e`, an unsent mail of the same recipient as the row `exterieur` (its table's name or alias in the enclosing query)
+ * and before it in the order one person's mails leave: `send_after`, then `id`.
+ */
+function avantDuMemeDestinataire(exterieur: 'mail_outbox' | 'o'): RawBuilder<boolean> {
+  const x = sql.raw(exterieur);
+  return sql<boolean>`e.recipient = ${x}.recipient and e.sent_at is null
+    and (e.send_after < ${x}.send_after or (e.send_after = ${x}.send_after and e.id < ${x}.id))`;
+}
 /** Mails of one pass sent at the same time (to different recipients), and the SMTP connections kept for them. */
 const EN_PARALLELE = 4;
 /**
@@ -315,9 +325,7 @@ class OutboxMailer implements Mailer {
     const claimable = (eb: ExpressionBuilder<Database, 'mailOutbox'>) => eb.and([eb('sentAt', 'is', null), eb('sendAfter', '<=', now), libre(eb)]);
     // Not behind an earlier unsent mail of the same person that another instance's pass is sending: those wait for it
     // (their order), and must not fill the batch while other people's mails are due (migration 0035's index).
-    const pasDerriere = sql<boolean>`not exists (select 1 from mail_outbox as e where e.recipient = mail_outbox.recipient
-      and e.sent_at is null and e.claimed_at >= ${stale}
-      and (e.send_after < mail_outbox.send_after or (e.send_after = mail_outbox.send_after and e.id < mail_outbox.id)))`;
+    const pasDerriere = sql<boolean>`not exists (select 1 from mail_outbox as e where ${avantDuMemeDestinataire('mail_outbox')} and e.claimed_at >= ${stale})`;
     // The rows chosen, then claimed by their keys, in one transaction (PostgreSQL: the chosen rows locked until the
     // claim commits; a subquery in the UPDATE itself may be run again for each row it meets, and claim more or other
     // rows than it chose).
@@ -434,16 +442,7 @@ class OutboxMailer implements Mailer {
         'in',
         rows.map((r) => r.id),
       )
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('mailOutbox as e')
-            .select('e.id')
-            .whereRef('e.recipient', '=', 'o.recipient')
-            .where('e.sentAt', 'is', null)
-            .where((eb) => eb.or([eb('e.sendAfter', '<', eb.ref('o.sendAfter')), eb.and([eb('e.sendAfter', '=', eb.ref('o.sendAfter')), eb('e.id', '<', eb.ref('o.id'))])]))
-            .where((eb) => eb.or([eb('e.claimToken', 'is', null), eb('e.claimToken', '!=', token)])),
-        ),
-      )
+      .where(sql<boolean>`exists (select 1 from mail_outbox as e where ${avantDuMemeDestinataire('o')} and (e.claim_token is null or e.claim_token <> ${token}))`)
       .execute();
     const ids = new Set(bloques.map((b) => b.id));
     return rows.filter((row) => ids.has(row.id));
