@@ -222,20 +222,24 @@ describe("attestation d'enregistrement", () => {
     expect(text).toContain('Fait à Aix-en-Provence, le 06/05/2026.');
   });
 
-  it('leaves without its attachment when the request is gone by then', async () => {
-    await ctx.app.deps.db
+  /** A first e-mail with its attestation by reference, queued straight in the outbox (one that left late). */
+  const premierMailEnFile = (recipient: string, demandeId: string) =>
+    ctx.app.deps.db
       .insertInto('mailOutbox')
       .values({
         id: randomUUID(),
-        recipient: 'parti@example.org',
+        recipient,
         subject: 'Votre demande de logement est enregistrée',
         body: 'Bonjour',
         createdAt: new Date().toISOString(),
         sendAfter: new Date().toISOString(),
         attempts: 0,
-        piecesJointes: JSON.stringify([{ type: 'attestation', demandeId: randomUUID() }]),
+        piecesJointes: JSON.stringify([{ type: 'attestation', demandeId }]),
       })
       .execute();
+
+  it('leaves without its attachment when the request is gone by then', async () => {
+    await premierMailEnFile('parti@example.org', randomUUID());
     const [mail] = await mailsTo(ctx, 'parti@example.org');
     expect(mail).toContain('Bonjour');
     expect(pieceJointe(mail!)).toBeNull();
@@ -247,19 +251,7 @@ describe("attestation d'enregistrement", () => {
     await mailsTo(ctx, 'close@example.org');
     // A first mail held back (an SMTP server down for days) while a manager refused the request.
     await ctx.app.deps.db.updateTable('housingRequests').set({ statutDeLaDemande: 'Refusé' }).where('numeroUnique', '=', '013attest009').execute();
-    await ctx.app.deps.db
-      .insertInto('mailOutbox')
-      .values({
-        id: randomUUID(),
-        recipient: 'close.retard@example.org',
-        subject: 'Votre demande de logement est enregistrée',
-        body: 'Bonjour',
-        createdAt: new Date().toISOString(),
-        sendAfter: new Date().toISOString(),
-        attempts: 0,
-        piecesJointes: JSON.stringify([{ type: 'attestation', demandeId: created.json().data.id }]),
-      })
-      .execute();
+    await premierMailEnFile('close.retard@example.org', created.json().data.id as string);
     const [mail] = await mailsTo(ctx, 'close.retard@example.org');
     expect(mail).toContain('Bonjour');
     expect(pieceJointe(mail!)).toBeNull();

@@ -281,12 +281,18 @@ describe('profiles and roles', () => {
     expect(await suivi()).toBeNull();
   });
 
-  it('keeps one admin when the last two take each other’s role at the same moment', async () => {
+  /** Two new accounts, the only admins. */
+  const lesDeuxSeulsAdmins = async () => {
     await ctx.app.deps.db.updateTable('user').set({ userType: 'habitant' }).where('userType', '=', 'admin').execute();
     const a = await signUp();
     const b = await signUp();
     await setRole(String(a.body.email), 'admin');
     await setRole(String(b.body.email), 'admin');
+    return [a, b] as const;
+  };
+
+  it('keeps one admin when the last two take each other’s role at the same moment', async () => {
+    const [a, b] = await lesDeuxSeulsAdmins();
     const retirer = (par: typeof a, cible: typeof b) =>
       ctx.app.inject({ method: 'POST', url: `/app/api/admin/users/${cible.res.json().data.uid}/role`, headers: { cookie: par.cookie }, payload: { role: 'habitant' } });
     const reponses = await Promise.all([retirer(a, b), retirer(b, a)]);
@@ -300,11 +306,7 @@ describe('profiles and roles', () => {
   });
 
   it('keeps one admin when two role changes reach the database together, whatever the order of the admin checks', async () => {
-    await ctx.app.deps.db.updateTable('user').set({ userType: 'habitant' }).where('userType', '=', 'admin').execute();
-    const a = await signUp();
-    const b = await signUp();
-    await setRole(String(a.body.email), 'admin');
-    await setRole(String(b.body.email), 'admin');
+    const [a, b] = await lesDeuxSeulsAdmins();
     // Both requests are past the admin check: only the transaction stands between them and no admin at all.
     const comptes = new CompteRepository(ctx.app.deps.db);
     const resultats = await Promise.all([a, b].map((x) => comptes.setRole({ id: x.res.json().data.uid as string }, 'habitant', { garderUnAdmin: true })));
