@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
@@ -173,12 +173,6 @@ class OutboxMailer implements Mailer {
   private lastPurge = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly resolveurs = new Map<string, ResolveurPieceJointe>();
-  /**
-   * Each recipient's latest `send_after` given here (ms): a person's mails leave by `send_after`, then by id, which is
-   * random, so two mails to one person asked in the same millisecond (one transaction) get distinct times, in the order
-   * asked.
-   */
-  private readonly derniersEnvois = new Map<string, number>();
   private readonly claimTimeoutMs: number;
 
   constructor(
@@ -214,17 +208,16 @@ class OutboxMailer implements Mailer {
 
   async enqueue(mail: Mail, options: EnqueueOptions = {}): Promise<void> {
     const now = Date.now();
-    const sendAfter = this.envoiApres(mail.to, now + Math.max(0, options.delayMs ?? 0), now);
     await (options.trx ?? this.db)
       .insertInto('mailOutbox')
       .values({
-        id: randomUUID(),
+        id: this.idSuivant(now),
         key: options.key ?? null,
         recipient: mail.to,
         subject: mail.subject,
         body: mail.text,
         createdAt: new Date(now).toISOString(),
-        sendAfter: new Date(sendAfter).toISOString(),
+        sendAfter: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
         attempts: 0,
         housingRequestId: options.demandeId ?? null,
         piecesJointes: mail.piecesJointes?.length ? JSON.stringify(mail.piecesJointes) : null,
@@ -235,17 +228,18 @@ class OutboxMailer implements Mailer {
   }
 
   /**
-   * `voulu`, or just after the recipient's previous mail when that one is not earlier (see `derniersEnvois`). Only mails
-   * due within the second are kept there (a delayed one would hold its entry for its whole delay), so the map holds a
-   * second's worth of recipients and its sweep, once it has 1,000, drops most of them.
+   * A mail's id: its queue's order among mails of one millisecond (a person's mails leave by `send_after`, then `id`).
+   * The time and a counter of this process first, then random bits, in lowercase hex only, so that text comparison
+   * follows it under any collation: mails asked in one millisecond (one transaction) keep the order they were asked in.
    */
-  private envoiApres(destinataire: string, voulu: number, now: number): number {
-    const envoi = Math.max(voulu, (this.derniersEnvois.get(destinataire) ?? -Infinity) + 1);
-    if (envoi > now + 1000) return envoi;
-    if (this.derniersEnvois.size >= 1000) for (const [d, t] of this.derniersEnvois) if (t < now) this.derniersEnvois.delete(d);
-    this.derniersEnvois.set(destinataire, envoi);
-    return envoi;
+  private idSuivant(now: number): string {
+    this.compteurIds = now === this.msIds ? this.compteurIds + 1 : 0;
+    this.msIds = now;
+    return `${now.toString(16).padStart(12, '0')}${this.compteurIds.toString(16).padStart(6, '0')}${randomBytes(8).toString('hex')}`;
   }
+
+  private msIds = 0;
+  private compteurIds = 0;
 
   resoudrePiecesJointes(type: string, resolveur: ResolveurPieceJointe): void {
     this.resolveurs.set(type, resolveur);
@@ -345,7 +339,7 @@ class OutboxMailer implements Mailer {
       const ids = (await choisir(trx).execute()).map((r) => r.id);
       if (ids.length === 0) return [];
       const reserves = await trx.updateTable('mailOutbox').set({ claimedAt: now, claimToken: token }).where('id', 'in', ids).where(claimableParCle).returningAll().execute();
-      // In the order chosen (send_after, then id as the database compares them, as every other query here does).
+      // In the order chosen: send_after, then id (the order they were asked in, idSuivant), as the database compares them.
       const rang = new Map(ids.map((id, i) => [id, i]));
       return reserves.sort((a, b) => rang.get(a.id)! - rang.get(b.id)!);
     });
