@@ -3,7 +3,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJour } from '../src/domain/dates.js';
-import { attestationPdf } from '../src/server/features/demandes/attestation.js';
+import { attestationPdf, oublierLesMisesEnPage } from '../src/server/features/demandes/attestation.js';
 import { USER_FILE_HEADERS } from '../src/server/http.js';
 import { createTestApp, demande, mailsTo, type TestContext } from './helpers.js';
 
@@ -204,6 +204,20 @@ describe("attestation d'enregistrement", () => {
     expect(lignes[0]!.transform[4]).toBeGreaterThan(demandeur.transform[4]! + 50);
     expect(lignes[1]!.transform[4]).toBeCloseTo(lignes[0]!.transform[4]!, 3);
     expect(lignes[1]!.transform[5]).toBeCloseTo(lignes[0]!.transform[5]! - 12 * 1.45, 3);
+  });
+
+  it('draws every text at the same place whether its layout was made for it or kept from the documents before', async () => {
+    const dessin = async (pdf: Buffer) => {
+      const { items } = await (await (await getDocumentProxy(new Uint8Array(pdf))).getPage(1)).getTextContent();
+      return items.map((i) => ('str' in i ? [i.str, i.transform, i.width] : i));
+    };
+    const emise = new Date('2026-04-16T12:00:00.000Z');
+    oublierLesMisesEnPage();
+    const seul = await dessin(await attestationPdf(LIGNE, emise));
+    await attestationPdf({ ...LIGNE, prenom: 'Zoé', nom: 'Ébrard-Lacombe' }, emise);
+    const apres = await dessin(await attestationPdf(LIGNE, emise));
+    expect(apres).toEqual(seul);
+    expect(seul.length).toBeGreaterThan(10);
   });
 
   it('is attached to the first e-mail, composed when the mail leaves', async () => {

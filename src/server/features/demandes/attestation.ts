@@ -39,6 +39,30 @@ async function chargerPolices(): Promise<Polices> {
   });
 }
 
+/**
+ * The layout of each word, in each font, shared by the documents this thread composes: pdfkit lays out every word
+ * anew for each document (fontkit's shaping, ~4 ms of an attestation's ~12), though most words are the same in all.
+ * pdfkit keeps a document's layouts in its font's `layoutCache`, keyed by the word, scaled to 1000 units per em and
+ * never changed after; the same fontkit font gives the same layout in every document, so one cache per font serves
+ * them all. Emptied past MOTS_RETENUS words (the names and dates vary): some hundreds of KB at most.
+ */
+const MOTS_RETENUS = 2_000;
+let misesEnPage = new WeakMap<Font, Record<string, unknown>>();
+
+/** Forgets the shared layouts (tests: a document composed as the thread's first). */
+export function oublierLesMisesEnPage(): void {
+  misesEnPage = new WeakMap();
+}
+
+function miseEnPagePartagee(police: Font): Record<string, unknown> {
+  let cache = misesEnPage.get(police);
+  if (!cache || Object.keys(cache).length > MOTS_RETENUS) {
+    cache = Object.create(null) as Record<string, unknown>;
+    misesEnPage.set(police, cache);
+  }
+  return cache;
+}
+
 /** Text `police` can write: a character it has no glyph for (Chinese, emoji…) becomes « ? ». */
 function ecrivable(police: Font, text: string): string {
   return [...text.normalize('NFC')].map((ch) => (police.hasGlyphForCodePoint(ch.codePointAt(0)!) ? ch : '?')).join('');
@@ -58,6 +82,8 @@ export async function attestationPdf(row: LigneAttestation, emiseLe: Date): Prom
   const { default: PDFDocument } = await import('pdfkit');
   const { regular, bold } = await chargerPolices();
   const doc = new PDFDocument({
+    // No default font: pdfkit would otherwise load Helvetica's metrics for every document (~0.6 ms), for nothing.
+    font: null as unknown as string,
     size: [595.28, 841.89],
     margin: 0,
     pdfVersion: '1.7',
@@ -95,8 +121,11 @@ export async function attestationPdf(row: LigneAttestation, emiseLe: Date): Prom
   doc.registerFont('bold', bold as unknown as Buffer);
   doc.fillColor('#121212');
   const style = (options: { gras?: boolean; size?: number }) => {
+    const police = options.gras ? bold : regular;
     doc.font(options.gras ? 'bold' : 'regular').fontSize(options.size ?? 11);
-    return options.gras ? bold : regular;
+    // pdfkit's font of this document (an EmbeddedFont), whose layouts are looked up in its layoutCache.
+    (doc as unknown as { _font: { layoutCache?: Record<string, unknown> } })._font.layoutCache = miseEnPagePartagee(police);
+    return police;
   };
 
   /**
