@@ -4,6 +4,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJour } from '../src/domain/dates.js';
 import { attestationPdf, oublierLesMisesEnPage } from '../src/server/features/demandes/attestation.js';
+import { mailDemandeEnregistree } from '../src/server/features/demandes/mails.js';
 import { USER_FILE_HEADERS } from '../src/server/http.js';
 import { createTestApp, demande, mailsTo, type TestContext } from './helpers.js';
 
@@ -225,8 +226,9 @@ describe("attestation d'enregistrement", () => {
     const created = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', payload: demande({ numeroUnique: '013attest002', email: 'joelle@example.org', prenom: 'Joëlle', nom: 'Dupré' }) });
     expect(created.statusCode).toBe(201);
     const row = await ctx.app.deps.db.selectFrom('mailOutbox').select('piecesJointes').where('recipient', '=', 'joelle@example.org').executeTakeFirstOrThrow();
-    expect(JSON.parse(row.piecesJointes!)).toEqual([{ type: 'attestation', demandeId: created.json().data.id }]);
+    expect(JSON.parse(row.piecesJointes!)).toMatchObject([{ type: 'attestation', demandeId: created.json().data.id }]);
     const [mail] = await mailsTo(ctx, 'joelle@example.org');
+    expect(mail).toContain('Vous trouverez en pi=C3=A8ce jointe votre attestation');
     const pdf = pieceJointe(mail!);
     expect(pdf).not.toBeNull();
     expect(mail).toContain('filename=attestation-enregistrement-013attest002.pdf');
@@ -236,27 +238,32 @@ describe("attestation d'enregistrement", () => {
     expect(text).toContain('Fait à Aix-en-Provence, le 06/05/2026.');
   });
 
-  /** A first e-mail with its attestation by reference, queued straight in the outbox (one that left late). */
-  const premierMailEnFile = (recipient: string, demandeId: string) =>
-    ctx.app.deps.db
+  /** The first e-mail of request `demandeId` (its text and its attestation by reference), queued straight in the outbox: one that left late. */
+  const premierMailEnFile = async (recipient: string, demandeId: string) => {
+    const row = (await ctx.app.deps.db.selectFrom('housingRequests').selectAll().where('id', '=', demandeId).executeTakeFirst()) ?? { ...LIGNE, id: demandeId, statutDeLaDemande: 'Enregistrée' };
+    const mail = mailDemandeEnregistree(row as Parameters<typeof mailDemandeEnregistree>[0], 'http://localhost/logement/x#cle=y');
+    await ctx.app.deps.db
       .insertInto('mailOutbox')
       .values({
         id: randomUUID(),
         recipient,
-        subject: 'Votre demande de logement est enregistrée',
-        body: 'Bonjour',
+        subject: mail.subject,
+        body: mail.text,
         createdAt: new Date().toISOString(),
         sendAfter: new Date().toISOString(),
         attempts: 0,
-        piecesJointes: JSON.stringify([{ type: 'attestation', demandeId }]),
+        piecesJointes: JSON.stringify(mail.piecesJointes),
       })
       .execute();
+  };
 
   it('leaves without its attachment when the request is gone by then', async () => {
     await premierMailEnFile('parti@example.org', randomUUID());
     const [mail] = await mailsTo(ctx, 'parti@example.org');
-    expect(mail).toContain('Bonjour');
+    expect(mail).toContain('Voici votre lien priv=C3=A9');
     expect(pieceJointe(mail!)).toBeNull();
+    // Nor does its text announce one.
+    expect(mail).not.toContain('jointe');
   });
 
   it('leaves without its attachment when the request was closed by then, as the site gives none for a closed request', async () => {
@@ -267,7 +274,8 @@ describe("attestation d'enregistrement", () => {
     await ctx.app.deps.db.updateTable('housingRequests').set({ statutDeLaDemande: 'Refusé' }).where('numeroUnique', '=', '013attest009').execute();
     await premierMailEnFile('close.retard@example.org', created.json().data.id as string);
     const [mail] = await mailsTo(ctx, 'close.retard@example.org');
-    expect(mail).toContain('Bonjour');
+    expect(mail).toContain('Voici votre lien priv=C3=A9');
     expect(pieceJointe(mail!)).toBeNull();
+    expect(mail).not.toContain('jointe');
   });
 });

@@ -29,6 +29,8 @@ export function salutation(prenom?: string | null): string {
 export interface PieceJointeRef {
   type: string;
   demandeId: string;
+  /** The line of the text that announces it, left out of the mail when the attachment is (its request closed or gone meanwhile). */
+  annonce?: string;
 }
 
 /** A composed attachment, as nodemailer sends it. */
@@ -245,12 +247,17 @@ class OutboxMailer implements Mailer {
     this.resolveurs.set(type, resolveur);
   }
 
-  /** The row's attachments, composed now; one whose resolver is missing or answers null is left out. */
-  private async piecesJointes(row: OutboxRow): Promise<PieceJointe[]> {
-    if (!row.piecesJointes) return [];
+  /**
+   * The row's attachments, composed now, and its text: an attachment whose resolver is missing or answers null is left
+   * out, and so is the line of the text that announces it.
+   */
+  private async contenu(row: OutboxRow): Promise<{ text: string; attachments: PieceJointe[] }> {
+    if (!row.piecesJointes) return { text: row.body, attachments: [] };
     const refs = JSON.parse(row.piecesJointes) as PieceJointeRef[];
     const pieces = await Promise.all(refs.map(async (ref) => (await this.resolveurs.get(ref.type)?.(ref)) ?? null));
-    return pieces.filter((p): p is PieceJointe => p !== null);
+    const sansPiece = new Set(refs.flatMap((ref, i) => (pieces[i] === null && ref.annonce ? [ref.annonce] : [])));
+    const text = sansPiece.size === 0 ? row.body : row.body.split('\n').filter((ligne) => !sansPiece.has(ligne)).join('\n');
+    return { text, attachments: pieces.filter((p): p is PieceJointe => p !== null) };
   }
 
   async cancel(key: string, trx?: Db): Promise<boolean> {
@@ -475,8 +482,8 @@ class OutboxMailer implements Mailer {
   /** Sends one claimed row; null when sent, else when it will be tried again. */
   private async deliverRow(row: OutboxRow, token: string): Promise<{ retryAt: string } | null> {
     try {
-      const attachments = await this.piecesJointes(row);
-      await this.deliver({ to: row.recipient, subject: row.subject, text: row.body, from: this.from, ...(attachments.length > 0 ? { attachments } : {}) });
+      const { text, attachments } = await this.contenu(row);
+      await this.deliver({ to: row.recipient, subject: row.subject, text, from: this.from, ...(attachments.length > 0 ? { attachments } : {}) });
     } catch (error) {
       const attempts = row.attempts + 1;
       const retryAt = new Date(Date.now() + retryDelayMs(attempts)).toISOString();

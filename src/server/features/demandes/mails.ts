@@ -19,6 +19,10 @@ export function mailGestionnaire(row: Pick<DemandeRow, 'numeroUnique'>, publicUr
   };
 }
 
+/** The first e-mail's line about its attestation: left out of the mail when the attestation is (decided as it leaves). */
+const ANNONCE_ATTESTATION =
+  'Vous trouverez en pièce jointe votre attestation d’enregistrement. Vous pouvez aussi la télécharger depuis votre lien privé, tant que votre demande est en cours.';
+
 export function mailDemandeEnregistree(row: DemandeRow, privateLink: string): Mail {
   return {
     to: row.email,
@@ -35,11 +39,11 @@ export function mailDemandeEnregistree(row: DemandeRow, privateLink: string): Ma
       'Gardez ce lien pour vous : toute personne qui le possède peut voir votre demande et vos documents.',
       '',
       `Votre demande est valable jusqu’au ${formatJour(row.valideJusqua)}. Pensez à la renouveler chaque année depuis votre lien privé : nous vous le rappellerons par e-mail.`,
-      'Vous trouverez en pièce jointe votre attestation d’enregistrement. Vous pouvez aussi la télécharger depuis votre lien privé, tant que votre demande est en cours.',
+      ANNONCE_ATTESTATION,
       '',
       SIGNATURE,
     ].join('\n'),
-    piecesJointes: [{ type: 'attestation', demandeId: row.id }],
+    piecesJointes: [{ type: 'attestation', demandeId: row.id, annonce: ANNONCE_ATTESTATION }],
   };
 }
 
