@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbKind } from '../db/index.js';
+import { inserer } from '../db/insertion.js';
 import type { Database, MailOutboxTable } from '../db/schema.js';
 import { syncDir } from '../storage/index.js';
 import { enArrierePlan } from '../worker/index.js';
@@ -210,21 +211,18 @@ class OutboxMailer implements Mailer {
 
   async enqueue(mail: Mail, options: EnqueueOptions = {}): Promise<void> {
     const now = Date.now();
-    await (options.trx ?? this.db)
-      .insertInto('mailOutbox')
-      .values({
-        id: this.idSuivant(now),
-        key: options.key ?? null,
-        recipient: mail.to,
-        subject: mail.subject,
-        body: mail.text,
-        createdAt: new Date(now).toISOString(),
-        sendAfter: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
-        attempts: 0,
-        housingRequestId: options.demandeId ?? null,
-        piecesJointes: mail.piecesJointes?.length ? JSON.stringify(mail.piecesJointes) : null,
-      })
-      .execute();
+    await inserer(options.trx ?? this.db, 'mailOutbox', {
+      id: this.idSuivant(now),
+      key: options.key ?? null,
+      recipient: mail.to,
+      subject: mail.subject,
+      body: mail.text,
+      createdAt: new Date(now).toISOString(),
+      sendAfter: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
+      attempts: 0,
+      housingRequestId: options.demandeId ?? null,
+      piecesJointes: mail.piecesJointes?.length ? JSON.stringify(mail.piecesJointes) : null,
+    });
     // Outside a transaction the row is there now: a mail due at once leaves without waiting for the loop.
     if (!options.trx && !(options.delayMs! > 0) && this.passes === 0 && !this.closed) void this.pass();
   }

@@ -20,6 +20,7 @@ import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from 
 import type { Db, DbKind } from '../../db/index.js';
 import { IndexFtsDiffere } from '../../db/fts-differe.js';
 import { PairesFts, phrase } from '../../db/paires.js';
+import { inserer } from '../../db/insertion.js';
 import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
 import { COLONNES_DOCUMENT, depuisJson, lecturesConsultation, type CorrectionVueRow, type DemandeCompleteEtAccesRow, type DemandeCompleteLue, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
@@ -250,7 +251,7 @@ export class DemandesRepository {
       statutRang: statutRang(STATUT_INITIAL),
       valideJusqua,
     };
-    await trx.insertInto('housingRequests').values(row).execute();
+    await inserer(trx, 'housingRequests', row);
     await this.insertEvenement(row.id, null, STATUT_INITIAL, null, at, trx);
     return { ...row, rappelsEnvoyes: '', dernierRenouvellement: null, radieeLe: null, clotureeLe: null } as DemandeRow;
   }
@@ -299,21 +300,18 @@ export class DemandesRepository {
     extra: { motif?: string | null; undoUntil?: string | null; avant?: DatesAvantChangement } = {},
   ): Promise<string> {
     const id = randomUUID();
-    await trx
-      .insertInto('statusEvents')
-      .values({
-        id,
-        housingRequestId,
-        fromStatus: de,
-        toStatus: vers,
-        actorUserId,
-        at,
-        motif: extra.motif ?? null,
-        undoUntil: extra.undoUntil ?? null,
-        avantClotureeLe: extra.avant?.clotureeLe ?? null,
-        avantRadieeLe: extra.avant?.radieeLe ?? null,
-      })
-      .execute();
+    await inserer(trx, 'statusEvents', {
+      id,
+      housingRequestId,
+      fromStatus: de,
+      toStatus: vers,
+      actorUserId,
+      at,
+      motif: extra.motif ?? null,
+      undoUntil: extra.undoUntil ?? null,
+      avantClotureeLe: extra.avant?.clotureeLe ?? null,
+      avantRadieeLe: extra.avant?.radieeLe ?? null,
+    });
     return id;
   }
 

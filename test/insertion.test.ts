@@ -1,0 +1,86 @@
+// One row inserted by SQL built once per table and set of columns (src/server/db/insertion.ts): each row must be the very
+// row Kysely's own insert writes, whatever columns it gives, on SQLite and on PostgreSQL.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase, type Db } from '../src/server/db/index.js';
+import { inserer } from '../src/server/db/insertion.js';
+import { freshDatabaseUrl } from './db.js';
+
+let db: Db;
+let dir: string;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qv-insertion-'));
+  const base = await freshDatabaseUrl('qv_insertion');
+  drop = base.drop;
+  db = openDatabase({ databaseUrl: base.url, dataDir: dir }).db;
+  await migrate(db);
+});
+afterAll(async () => {
+  await db.destroy();
+  await drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const mail = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  recipient: `${id}@example.org`,
+  subject: 'Sujet « accentué » d’essai',
+  body: "L'apostrophe, la ligne\nsuivante et \u0001 un contrôle",
+  createdAt: '2026-11-29T08:00:00.000Z',
+  sendAfter: '2026-11-29T08:00:00.000Z',
+  ...extra,
+});
+const lu = (id: string) => db.selectFrom('mailOutbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('inserer', () => {
+  it('writes the row Kysely writes, values in their columns whatever the order of the keys', async () => {
+    await db.insertInto('mailOutbox').values(mail('k1', { attempts: 3, key: 'cle-1', housingRequestId: null })).execute();
+    await inserer(db, 'mailOutbox', mail('i1', { attempts: 3, key: 'cle-2', housingRequestId: null }));
+    // The same columns, keys in another order: another shape, each value still in its own column.
+    const { sendAfter, subject, ...reste } = mail('i2', { attempts: 3, key: 'cle-3', housingRequestId: null });
+    await inserer(db, 'mailOutbox', { sendAfter, ...reste, subject });
+    const attendu = await lu('k1');
+    for (const [id, key] of [
+      ['i1', 'cle-2'],
+      ['i2', 'cle-3'],
+    ] as const) {
+      expect(await lu(id)).toEqual({ ...attendu, id, key, recipient: `${id}@example.org` });
+    }
+  });
+
+  it('leaves an undefined value to the column’s default, as Kysely does, in each shape', async () => {
+    await inserer(db, 'mailOutbox', mail('d1', { attempts: 5 }));
+    await inserer(db, 'mailOutbox', mail('d2', { attempts: undefined }));
+    await inserer(db, 'mailOutbox', mail('d3', { attempts: 7 }));
+    expect((await lu('d1')).attempts).toBe(5);
+    expect((await lu('d2')).attempts).toBe(0);
+    expect((await lu('d3')).attempts).toBe(7);
+  });
+
+  it('writes inside the transaction it is given: rolled back, the row is gone', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await inserer(trx, 'mailOutbox', mail('t1'));
+        expect((await trx.selectFrom('mailOutbox').select('id').where('id', '=', 't1').execute()).length).toBe(1);
+        throw new Error('annulée');
+      }),
+    ).rejects.toThrow('annulée');
+    expect(await db.selectFrom('mailOutbox').select('id').where('id', '=', 't1').executeTakeFirst()).toBeUndefined();
+  });
+
+  it('fails on a duplicate as Kysely’s insert does, and writes nothing', async () => {
+    await inserer(db, 'mailOutbox', mail('u1', { key: 'unique-1' }));
+    await expect(inserer(db, 'mailOutbox', mail('u2', { key: 'unique-1' }))).rejects.toThrow(/unique/iu);
+    expect(await db.selectFrom('mailOutbox').select('id').where('id', '=', 'u2').executeTakeFirst()).toBeUndefined();
+  });
+
+  it('gives a value that is an expression to Kysely, which writes what it computes', async () => {
+    await inserer(db, 'mailOutbox', mail('e1', { attempts: sql<number>`2 + 3` }));
+    expect((await lu('e1')).attempts).toBe(5);
+  });
+});
