@@ -3,10 +3,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Db } from '../src/server/db/index.js';
 import { inserer } from '../src/server/db/insertion.js';
+import type { MailOutboxTable } from '../src/server/db/schema.js';
 import { freshDatabaseUrl } from './db.js';
 
 let db: Db;
@@ -26,13 +27,15 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const mail = (id: string, extra: Record<string, unknown> = {}) => ({
+/** A queued mail's row; `extra` may leave a required column undefined (its default) or give an expression. */
+const mail = (id: string, extra: Record<string, unknown> = {}): Insertable<MailOutboxTable> => ({
   id,
   recipient: `${id}@example.org`,
   subject: 'Sujet « accentué » d’essai',
   body: "L'apostrophe, la ligne\nsuivante et \u0001 un contrôle",
   createdAt: '2026-11-29T08:00:00.000Z',
   sendAfter: '2026-11-29T08:00:00.000Z',
+  attempts: 0,
   ...extra,
 });
 const lu = (id: string) => db.selectFrom('mailOutbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

@@ -425,7 +425,7 @@ export class DemandesRepository {
         derniers.set(r.category, r.position);
       }
       await avant?.(trx);
-      await trx.insertInto('documents').values(rows).execute();
+      for (const row of rows) await inserer(trx, 'documents', row);
       await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', housingRequestId).execute();
       return [...deja, ...rows].sort((a, b) => (a.category === b.category ? a.position - b.position : a.category < b.category ? -1 : 1));
     });
