@@ -21,6 +21,7 @@ import type { Db, DbKind } from '../../db/index.js';
 import { IndexFtsDiffere } from '../../db/fts-differe.js';
 import { PairesFts, phrase } from '../../db/paires.js';
 import { inserer } from '../../db/insertion.js';
+import { RequetePreparee } from '../../db/preparee.js';
 import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
 import { COLONNES_DOCUMENT, depuisJson, lecturesConsultation, type CorrectionVueRow, type DemandeCompleteEtAccesRow, type DemandeCompleteLue, type DemandeCompleteRow, type DemandeStatutRow, type DocumentVueRow } from './lecture-statut.js';
 import { toComplete } from './vues.js';
@@ -383,13 +384,16 @@ export class DemandesRepository {
     return trx.selectFrom('documents').selectAll().where('id', '=', id).where('housingRequestId', '=', housingRequestId).executeTakeFirst();
   }
 
-  /** How many documents a request holds and their total size (the per-request quota, docs/produit.md « Documents »). */
-  async totauxDocuments(housingRequestId: string, trx: Db = this.db): Promise<{ fichiers: number; octets: number }> {
-    const row = await trx
-      .selectFrom('documents')
-      .select((eb) => [eb.fn.countAll().as('fichiers'), eb.fn.coalesce(eb.fn.sum('size'), eb.lit(0)).as('octets')])
-      .where('housingRequestId', '=', housingRequestId)
-      .executeTakeFirstOrThrow();
+  private totaux: RequetePreparee<{ fichiers: number | string; octets: number | string }> | undefined;
+
+  /**
+   * How many documents a request holds and their total size (the per-request quota, docs/produit.md « Documents »), read
+   * before an upload's body: a statement prepared once (db/preparee.ts), as each upload asks.
+   */
+  async totauxDocuments(housingRequestId: string): Promise<{ fichiers: number; octets: number }> {
+    const texte = (p: string) => `select count(*) as fichiers, coalesce(sum(size), 0) as octets from documents where housing_request_id = ${p}`;
+    this.totaux ??= new RequetePreparee(this.db, 'qv_totaux_documents', texte('?'), texte('$1'));
+    const row = (await this.totaux.first(housingRequestId))!;
     return { fichiers: Number(row.fichiers), octets: Number(row.octets) };
   }
 
