@@ -1,4 +1,5 @@
-import { CompiledQuery, PostgresAdapter, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
+import { avecValeurs, dialecte, marque, placer, type Fait } from './gabarit.js';
 import type { Db } from './index.js';
 import type { Database } from './schema.js';
 
@@ -12,31 +13,27 @@ import type { Database } from './schema.js';
  */
 
 type Table = keyof Database & string;
-interface Gabarit {
-  sql: string;
-  /** The row's key of each parameter, in the parameters' order. */
-  cles: string[];
-}
 
-const gabarits = new Map<string, Gabarit>();
+const gabarits = new Map<string, Fait>();
 /** Past this many shapes (a caller whose columns vary without end), no more are kept. */
 const GABARITS_MAX = 200;
-const MARQUE = '\u0000qv-valeur:';
 
 const passeTelQuel = (value: unknown) =>
   value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' || value instanceof Uint8Array;
 
-function gabarit(db: Db, table: Table, cles: string[], forme: string): Gabarit {
-  const marques = Object.fromEntries(cles.map((cle) => [cle, `${MARQUE}${cle}`]));
-  const compiled = db
-    .insertInto(table)
-    .values(marques as Insertable<Database[Table]>)
-    .compile();
-  const ordre = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARQUE) ? p.slice(MARQUE.length) : null));
-  if (ordre.length !== cles.length || ordre.some((cle) => cle === null) || new Set(ordre).size !== cles.length) {
+function gabarit(db: Db, table: Table, cles: string[], forme: string): Fait {
+  const marques = Object.fromEntries(cles.map((cle) => [cle, marque(cle)]));
+  const fait = placer(
+    db
+      .insertInto(table)
+      .values(marques as Insertable<Database[Table]>)
+      .compile(),
+    `insertion ${table}`,
+  );
+  const places = fait.places.map((p) => ('cle' in p ? p.cle : null));
+  if (places.length !== cles.length || places.some((cle) => cle === null) || new Set(places).size !== cles.length) {
     throw new Error(`insertion ${table}: Kysely's parameters are not the row's values one for one`);
   }
-  const fait = { sql: compiled.sql, cles: ordre as string[] };
   if (gabarits.size < GABARITS_MAX) gabarits.set(forme, fait);
   return fait;
 }
@@ -54,8 +51,6 @@ export async function inserer<T extends Table>(db: Db, table: T, row: Insertable
     }
     cles.push(cle);
   }
-  const dialecte = db.getExecutor().adapter instanceof PostgresAdapter ? 'pg' : 'sqlite';
-  const forme = `${dialecte}\u0000${table}\u0000${cles.join('\u0000')}`;
-  const { sql, cles: ordre } = gabarits.get(forme) ?? gabarit(db, table, cles, forme);
-  await db.executeQuery(CompiledQuery.raw(sql, ordre.map((cle) => valeurs[cle])));
+  const forme = `${dialecte(db)}\u0000${table}\u0000${cles.join('\u0000')}`;
+  await db.executeQuery(avecValeurs(gabarits.get(forme) ?? gabarit(db, table, cles, forme), valeurs));
 }

@@ -20,6 +20,7 @@ import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from 
 import type { Db, DbKind } from '../../db/index.js';
 import { IndexFtsDiffere } from '../../db/fts-differe.js';
 import { PairesFts, phrase } from '../../db/paires.js';
+import { dialecte, Gabarit } from '../../db/gabarit.js';
 import { inserer } from '../../db/insertion.js';
 import { RequetePreparee } from '../../db/preparee.js';
 import type { CorrectionRow, Database, DemandeRow, DocumentRow, NewDemande, StatusEventTable } from '../../db/schema.js';
@@ -156,6 +157,40 @@ const INDEX_RECHERCHE = { fts: 'housing_search', table: 'housing_requests', colo
 /** A request's retention start and striking off, as a status change found them (kept to undo it). */
 export type DatesAvantChangement = Pick<DemandeRow, 'clotureeLe' | 'radieeLe'>;
 
+/** The queries of a status change and of an upload, each built by Kysely once (db/gabarit.ts), run at every call. */
+const POUR_MISE_A_JOUR = new Gabarit<{ numero: string; id: string }, DemandeRow>('findForUpdate', (db, p) => {
+  const query = db
+    .selectFrom('housingRequests')
+    .selectAll()
+    .where((eb) => eb.or([eb('numeroUnique', '=', p.numero), eb('id', '=', p.id)]))
+    .where('effaceeLe', 'is', null);
+  return dialecte(db) === 'pg' ? query.forUpdate() : query;
+});
+const DERNIER_PAS = new Gabarit<{ id: string }, { at: string }>('lastEvenementAt', (db, p) =>
+  db.selectFrom('statusEvents').select('at').where('housingRequestId', '=', p.id).orderBy('at', 'desc').limit(1),
+);
+const NOUVEAU_STATUT = new Gabarit<
+  Pick<DemandeRow, 'id' | 'statutDeLaDemande' | 'statutRang' | 'updatedAt' | 'clotureeLe' | 'radieeLe' | 'searchText'>,
+  unknown
+>('setStatut', (db, p) =>
+  db
+    .updateTable('housingRequests')
+    .set({ statutDeLaDemande: p.statutDeLaDemande, statutRang: p.statutRang, updatedAt: p.updatedAt, clotureeLe: p.clotureeLe, radieeLe: p.radieeLe, searchText: p.searchText })
+    .where('id', '=', p.id),
+);
+/** The request locked (PostgreSQL) and still there, for its documents. */
+const VERROU_DOCUMENTS = new Gabarit<{ id: string }, { id: string }>('verrouDocuments', (db, p) => {
+  const query = db.selectFrom('housingRequests').select('id').where('id', '=', p.id).where('effaceeLe', 'is', null);
+  return dialecte(db) === 'pg' ? query.forUpdate() : query;
+});
+const DOCUMENTS_ET_POSITIONS = new Gabarit<{ id: string }, DocumentVueRow & { position: number }>('documentsEtPositions', (db, p) =>
+  db
+    .selectFrom('documents')
+    .select([...COLONNES_DOCUMENT, 'position'])
+    .where('housingRequestId', '=', p.id),
+);
+const TOUCHEE = new Gabarit<{ id: string; at: string }, unknown>('touchee', (db, p) => db.updateTable('housingRequests').set({ updatedAt: p.at }).where('id', '=', p.id));
+
 export class DemandesRepository {
   constructor(
     private readonly db: Db,
@@ -215,13 +250,7 @@ export class DemandesRepository {
 
   /** The request by numéro or by id, locked until the transaction ends on PostgreSQL (SQLite writes one at a time). */
   findForUpdate(numeroUnique: string, id: string, trx: Db): Promise<DemandeRow | undefined> {
-    let query = trx
-      .selectFrom('housingRequests')
-      .selectAll()
-      .where((eb) => eb.or([eb('numeroUnique', '=', numeroUnique), eb('id', '=', id)]))
-      .where('effaceeLe', 'is', null);
-    if (this.kind === 'postgres') query = query.forUpdate();
-    return query.executeTakeFirst();
+    return POUR_MISE_A_JOUR.premier(trx, { numero: numeroUnique, id });
   }
 
   listByOwner(ownerUserId: string): Promise<DemandeRow[]> {
@@ -282,11 +311,15 @@ export class DemandesRepository {
     const clotureeLe = avant ? avant.clotureeLe : !estCloturee(statut) ? null : estCloturee(row.statutDeLaDemande) ? row.clotureeLe : at;
     const radieeLe = avant ? avant.radieeLe : statut === STATUT_RADIEE ? row.radieeLe : null;
     const updated: DemandeRow = { ...row, statutDeLaDemande: statut, updatedAt: at, clotureeLe, radieeLe };
-    await trx
-      .updateTable('housingRequests')
-      .set({ statutDeLaDemande: statut, statutRang: statutRang(statut), updatedAt: at, clotureeLe, radieeLe, searchText: texteDeRecherche(toComplete(updated, [])) })
-      .where('id', '=', row.id)
-      .execute();
+    await NOUVEAU_STATUT.executer(trx, {
+      id: row.id,
+      statutDeLaDemande: statut,
+      statutRang: statutRang(statut),
+      updatedAt: at,
+      clotureeLe,
+      radieeLe,
+      searchText: texteDeRecherche(toComplete(updated, [])),
+    });
     return updated;
   }
 
@@ -322,7 +355,7 @@ export class DemandesRepository {
 
   /** When the request's latest step (undone ones included) was recorded. */
   async lastEvenementAt(housingRequestId: string, trx: Db = this.db): Promise<string | null> {
-    const last = await trx.selectFrom('statusEvents').select('at').where('housingRequestId', '=', housingRequestId).orderBy('at', 'desc').limit(1).executeTakeFirst();
+    const last = await DERNIER_PAS.premier(trx, { id: housingRequestId });
     return last?.at ?? null;
   }
 
@@ -416,11 +449,9 @@ export class DemandesRepository {
     return this.transaction(async (trx) => {
       // The lock alone (its id, not the row's 34 columns), on a request still there: one erased since the upload read
       // it (its documents deleted, its person's data wiped) gets none. Null then, and nothing is written.
-      let verrou = trx.selectFrom('housingRequests').select('id').where('id', '=', housingRequestId).where('effaceeLe', 'is', null);
-      if (this.kind === 'postgres') verrou = verrou.forUpdate();
-      if (!(await verrou.executeTakeFirst())) return null;
+      if (!(await VERROU_DOCUMENTS.premier(trx, { id: housingRequestId }))) return null;
       // What the request holds (the quota allows a few dozen): its totals, each block's last number, and the answer.
-      const deja = await trx.selectFrom('documents').select([...COLONNES_DOCUMENT, 'position']).where('housingRequestId', '=', housingRequestId).execute();
+      const deja = await DOCUMENTS_ET_POSITIONS.tous(trx, { id: housingRequestId });
       check({ fichiers: deja.length, octets: deja.reduce((n, d) => n + d.size, 0) });
       const derniers = new Map<string, number>();
       for (const d of deja) derniers.set(d.category, Math.max(derniers.get(d.category) ?? 0, d.position));
@@ -430,7 +461,7 @@ export class DemandesRepository {
       }
       await avant?.(trx);
       for (const row of rows) await inserer(trx, 'documents', row);
-      await trx.updateTable('housingRequests').set({ updatedAt: at }).where('id', '=', housingRequestId).execute();
+      await TOUCHEE.executer(trx, { id: housingRequestId, at });
       return [...deja, ...rows].sort((a, b) => (a.category === b.category ? a.position - b.position : a.category < b.category ? -1 : 1));
     });
   }

@@ -1,11 +1,12 @@
-// One row inserted by SQL built once per table and set of columns (src/server/db/insertion.ts): each row must be the very
-// row Kysely's own insert writes, whatever columns it gives, on SQLite and on PostgreSQL.
+// Queries built by Kysely once and run with other values (src/server/db/gabarit.ts, insertion.ts): each must read and
+// write what Kysely's own query does, on SQLite and on PostgreSQL, inside a transaction or not.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, type Insertable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Db } from '../src/server/db/index.js';
+import { Gabarit } from '../src/server/db/gabarit.js';
 import { inserer } from '../src/server/db/insertion.js';
 import type { MailOutboxTable } from '../src/server/db/schema.js';
 import { freshDatabaseUrl } from './db.js';
@@ -85,5 +86,61 @@ describe('inserer', () => {
   it('gives a value that is an expression to Kysely, which writes what it computes', async () => {
     await inserer(db, 'mailOutbox', mail('e1', { attempts: sql<number>`2 + 3` }));
     expect((await lu('e1')).attempts).toBe(5);
+  });
+});
+
+describe('Gabarit', () => {
+  const parDestinataire = new Gabarit<{ recipient: string; apres: string }, { id: string; attempts: number; sendAfter: string }>('essai', (db, p) =>
+    db.selectFrom('mailOutbox').select(['id', 'attempts', 'sendAfter']).where('recipient', '=', p.recipient).where('sendAfter', '>', p.apres).orderBy('id').limit(2),
+  );
+  const tentatives = new Gabarit<{ id: string; attempts: number; lastError: string | null }, unknown>('essai-maj', (db, p) =>
+    db.updateTable('mailOutbox').set({ attempts: p.attempts, lastError: p.lastError }).where('id', '=', p.id),
+  );
+
+  beforeAll(async () => {
+    for (const [id, sendAfter] of [
+      ['g1', '2026-11-29T08:00:00.000Z'],
+      ['g2', '2026-11-29T09:00:00.000Z'],
+      ['g3', '2026-11-29T10:00:00.000Z'],
+      ['g4', '2026-11-29T11:00:00.000Z'],
+    ] as const) {
+      await inserer(db, 'mailOutbox', { ...mail(id, { sendAfter }), recipient: id === 'g4' ? 'autre@example.org' : 'gabarit@example.org' });
+    }
+  });
+
+  it('reads what Kysely reads, for each value given, its constants (the limit) kept', async () => {
+    const kysely = (recipient: string, apres: string) =>
+      db.selectFrom('mailOutbox').select(['id', 'attempts', 'sendAfter']).where('recipient', '=', recipient).where('sendAfter', '>', apres).orderBy('id').limit(2).execute();
+    for (const [recipient, apres] of [
+      ['gabarit@example.org', '2026-01-01T00:00:00.000Z'],
+      ['gabarit@example.org', '2026-11-29T08:30:00.000Z'],
+      ['autre@example.org', '2026-01-01T00:00:00.000Z'],
+      ['personne@example.org', '2026-01-01T00:00:00.000Z'],
+    ] as const) {
+      expect(await parDestinataire.tous(db, { recipient, apres })).toEqual(await kysely(recipient, apres));
+    }
+    expect((await parDestinataire.tous(db, { recipient: 'gabarit@example.org', apres: '2026-11-29T08:30:00.000Z' })).map((r) => r.id)).toEqual(['g2', 'g3']);
+    expect(await parDestinataire.premier(db, { recipient: 'personne@example.org', apres: '' })).toBeUndefined();
+  });
+
+  it('writes in the transaction it is given, a null value included', async () => {
+    await db.transaction().execute(async (trx) => {
+      await tentatives.executer(trx, { id: 'g1', attempts: 4, lastError: 'boîte pleine' });
+      expect((await trx.selectFrom('mailOutbox').select(['attempts', 'lastError']).where('id', '=', 'g1').executeTakeFirstOrThrow())).toEqual({ attempts: 4, lastError: 'boîte pleine' });
+    });
+    await tentatives.executer(db, { id: 'g1', attempts: 5, lastError: null });
+    expect(await db.selectFrom('mailOutbox').select(['attempts', 'lastError']).where('id', '=', 'g1').executeTakeFirstOrThrow()).toEqual({ attempts: 5, lastError: null });
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await tentatives.executer(trx, { id: 'g2', attempts: 9, lastError: 'x' });
+        throw new Error('annulée');
+      }),
+    ).rejects.toThrow('annulée');
+    expect((await db.selectFrom('mailOutbox').select('attempts').where('id', '=', 'g2').executeTakeFirstOrThrow()).attempts).toBe(0);
+  });
+
+  it('refuses a query whose value would be written in the SQL itself rather than passed', async () => {
+    const litterale = new Gabarit<{ id: string }, unknown>('littérale', (db, p) => db.selectFrom('mailOutbox').select('id').where('id', '=', sql.lit(p.id)));
+    await expect(litterale.tous(db, { id: 'g1' })).rejects.toThrow(/written in the SQL itself/u);
   });
 });
