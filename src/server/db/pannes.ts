@@ -10,13 +10,22 @@ import { problemeDeStockage } from '../errors.js';
 let pannes = 0;
 let dernierePanne: unknown;
 
-/** Methods keep their own `this` (Kysely's classes hold private fields). */
+/**
+ * Methods keep their own `this` (Kysely's classes hold private fields); each is bound once, not at every call (the
+ * driver's are read for every query and transaction).
+ */
 function bound<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
+  const lies = new Map<PropertyKey, { de: (...args: unknown[]) => unknown; lie: (...args: unknown[]) => unknown }>();
   return new Proxy(target, {
     get(object, prop, receiver) {
       if (prop in overrides) return overrides[prop as keyof T];
       const value: unknown = Reflect.get(object, prop, receiver);
-      return typeof value === 'function' ? value.bind(object) : value;
+      if (typeof value !== 'function') return value;
+      const deja = lies.get(prop);
+      if (deja?.de === value) return deja.lie;
+      const lie = (value as (...args: unknown[]) => unknown).bind(object);
+      lies.set(prop, { de: value as (...args: unknown[]) => unknown, lie });
+      return lie;
     },
   });
 }
