@@ -338,6 +338,38 @@ describe('the outbox (migration 0005): queued in the database, delivered by a lo
       await first.close();
     }
   });
+
+  it.skipIf(!process.env.DATABASE_URL)('gives back a later mail it claimed while another pass, not yet committed, was claiming the person’s first', async () => {
+    const app = await createTestApp();
+    const dir = path.join(app.dataDir, 'mail');
+    const n = natif(app.app.deps.db);
+    if (n?.kind !== 'postgres') throw new Error('PostgreSQL only');
+    const autre = await n.pool.connect();
+    try {
+      await app.app.deps.mailer.enqueue({ to: 'course@example.org', subject: 'Premier', text: 'Bonjour' }, { delayMs: 1500 });
+      await app.app.deps.mailer.enqueue({ to: 'course@example.org', subject: 'Second', text: 'Bonjour' }, { delayMs: 1500 });
+      // Another instance's pass in the middle of claiming the first mail: its row locked, its claim not yet committed.
+      await autre.query('begin');
+      await autre.query(`select id from mail_outbox where subject = 'Premier' for update`);
+      const { sendAfter } = await outboxRow(app.app, 'Second');
+      await sleep(Date.parse(sendAfter) - Date.now() + 5);
+      // This pass skips the locked first mail and may claim the second: it must give it back, unsent.
+      await app.app.deps.mailer.idle();
+      expect(emlIn(dir)).toEqual([]);
+      expect(await outboxRow(app.app, 'Second')).toMatchObject({ sentAt: null, claimToken: null });
+      // The other pass ends without sending (rolled back): the first mail leaves, then the second.
+      await autre.query('rollback');
+      await app.app.deps.mailer.idle();
+      const [premier, second] = [await outboxRow(app.app, 'Premier'), await outboxRow(app.app, 'Second')];
+      expect(premier.sentAt).not.toBeNull();
+      expect(Date.parse(second.sentAt!)).toBeGreaterThanOrEqual(Date.parse(premier.sentAt!));
+      expect(emlIn(dir).map((f) => /^Subject: (.*)$/mu.exec(fs.readFileSync(path.join(dir, f), 'utf8'))![1]).sort()).toEqual(['Premier', 'Second']);
+    } finally {
+      await autre.query('rollback').catch(() => undefined);
+      autre.release();
+      await app.close();
+    }
+  });
 });
 
 /** An SMTP server that refuses for now (451) the mail of subject `sujet` and keeps the others' subjects in `recus`. */
