@@ -143,6 +143,13 @@ describe('POST /logement/upload-files/:numeroUnique', () => {
     expect((await upload('abc', 'x', [{ field: 'other', name: 'a.pdf', content: SAMPLES.pdf }])).statusCode).toBe(400);
   });
 
+  it('is the only kind of route that reads files: a multipart body to one that takes none is refused (415, in French), not read', async () => {
+    const form = await multipart([{ field: 'livret', name: 'livret.pdf', content: SAMPLES.pdf, type: 'application/pdf' }]);
+    const res = await ctx.app.inject({ method: 'POST', url: '/app/api/logement', ...form });
+    expect(res.statusCode, res.body).toBe(415);
+    expect(res.json().error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Ce type de contenu n’est pas accepté.' });
+  });
+
   it('refuses an .exe renamed .pdf with 415 and leaves nothing on disk', async () => {
     const key = await newRequest('013up0000004');
     const before = filesUnder(uploadsDir);

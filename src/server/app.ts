@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
@@ -368,7 +367,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   // Counters in Redis, else in PostgreSQL, else (SQLite) in memory; a counter that fails lets the request through (partage/limites.ts).
   await app.register(rateLimit, { global: false, ...optionsDesLimites({ redis, db, postgres: kind === 'postgres', secret: authSecret(config), log: app.log }) });
-  await app.register(multipart);
   installErrorHandlers(app);
   // /healthz, /readyz, /metrics and the graceful close (exploitation/), before the features register their live streams.
   await installerExploitation(app);

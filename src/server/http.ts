@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import type archiverType from 'archiver';
 import contentDisposition from 'content-disposition';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from '../domain/zod.js';
 
 /**
@@ -49,4 +50,17 @@ export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName
   });
   reply.headers(USER_FILE_HEADERS).header('Content-Type', 'application/zip').header('Content-Disposition', contentDisposition(fileName));
   return archive;
+}
+
+/**
+ * A scope whose routes take files (multipart/form-data): @fastify/multipart's parser, decorators and hooks there only.
+ * Registered for the whole app, its two hooks (an async one at each request's start, which also listens to the
+ * answer's close, and one at its end) ran for every route, the status lookup included (issue 11). Elsewhere a
+ * multipart body is refused as any content type no route takes (415).
+ */
+export function avecFichiers(routes: (scope: FastifyInstance) => void | Promise<void>): (scope: FastifyInstance) => Promise<void> {
+  return async (scope) => {
+    await scope.register(multipart);
+    await routes(scope);
+  };
 }

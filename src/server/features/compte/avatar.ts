@@ -5,6 +5,7 @@ import { isPhotoType, PHOTO_MAX_OCTETS, PHOTO_TAILLE_MESSAGE, PHOTO_TYPE_MESSAGE
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
+import multipart from '@fastify/multipart';
 import { fichier, reponses } from '../../http.js';
 import { AVATARS_PREFIX } from '../../storage/index.js';
 import { PIXELS_MAX } from '../signalements/photos.js';
@@ -31,6 +32,8 @@ function pictureHeaders(reply: FastifyReply): FastifyReply {
  */
 export function avatarRoutes(repository: CompteRepository) {
   return async (scope: FastifyInstance): Promise<void> => {
+    // Files: multipart in this scope only (http.ts avecFichiers).
+    await scope.register(multipart);
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { storage, rateLimits } = app.deps;
 

@@ -19,7 +19,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
 import { ajouterFichier } from '../../storage/zip.js';
-import { fichier, reponses, USER_FILE_HEADERS, zipStream } from '../../http.js';
+import { avecFichiers, fichier, reponses, USER_FILE_HEADERS, zipStream } from '../../http.js';
 import type { InstructionRepository } from '../instruction/repository.js';
 import { ACCESS_KEY_HEADER, demandeEnAccesComplet, demandeOu404, hasFullAccess, sansJustificatif, statutEnAccesComplet, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
@@ -106,34 +106,39 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
       return reply.send(archive);
     });
 
-    app.post(
-      '/logement/upload-files/:numeroUnique',
-      {
-        config: { rateLimit: rateLimits.upload },
-        schema: { params: numeroUniqueParamsSchema, response: reponses(201, z.object({ data: z.object({ documents: documentsParCategorieSchema }) })) },
-      },
-      async (request, reply) => {
-        // The few columns that decide access (the lookup's read), not the request's whole row.
-        const row = await statutEnAccesComplet(repository, request, request.params.numeroUnique);
-        // A closed request takes no more documents (its page no longer asks for them): refused before a byte is read.
-        if (!recoitDesDocuments(row.statutDeLaDemande)) {
-          reply.header('Connection', 'close');
-          throw new ApiError(409, 'DEMANDE_CLOSE', documentsFermes(row.statutDeLaDemande));
-        }
-        if (!request.isMultipart()) {
-          throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.');
-        }
-        let documents;
-        try {
-          documents = await receiveDocuments(request, { repository, storage, maxBytes: config.uploadMaxBytes, quota: config.uploadQuota, now: () => new Date() }, row);
-        } catch (error) {
-          // A refused upload may leave most of its body unread: the connection closes after the answer
-          // rather than reading the rest (or waiting for a client that stopped sending).
-          reply.header('Connection', 'close');
-          throw error;
-        }
-        return reply.status(201).send({ data: { documents: groupDocuments(row.numeroUnique, documents) } });
-      },
+    // Files: multipart in this route's scope only (http.ts avecFichiers).
+    await app.register(
+      avecFichiers((fichiers) => {
+        fichiers.withTypeProvider<ZodTypeProvider>().post(
+          '/logement/upload-files/:numeroUnique',
+          {
+            config: { rateLimit: rateLimits.upload },
+            schema: { params: numeroUniqueParamsSchema, response: reponses(201, z.object({ data: z.object({ documents: documentsParCategorieSchema }) })) },
+          },
+          async (request, reply) => {
+            // The few columns that decide access (the lookup's read), not the request's whole row.
+            const row = await statutEnAccesComplet(repository, request, request.params.numeroUnique);
+            // A closed request takes no more documents (its page no longer asks for them): refused before a byte is read.
+            if (!recoitDesDocuments(row.statutDeLaDemande)) {
+              reply.header('Connection', 'close');
+              throw new ApiError(409, 'DEMANDE_CLOSE', documentsFermes(row.statutDeLaDemande));
+            }
+            if (!request.isMultipart()) {
+              throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Les fichiers doivent être envoyés en multipart/form-data.');
+            }
+            let documents;
+            try {
+              documents = await receiveDocuments(request, { repository, storage, maxBytes: config.uploadMaxBytes, quota: config.uploadQuota, now: () => new Date() }, row);
+            } catch (error) {
+              // A refused upload may leave most of its body unread: the connection closes after the answer
+              // rather than reading the rest (or waiting for a client that stopped sending).
+              reply.header('Connection', 'close');
+              throw error;
+            }
+            return reply.status(201).send({ data: { documents: groupDocuments(row.numeroUnique, documents) } });
+          },
+        );
+      }),
     );
 
     app.get('/logement/:numeroUnique/documents/:id', { schema: { params: documentParams, querystring: documentQuery, response: fichier() } }, async (request, reply) => {

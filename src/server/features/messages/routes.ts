@@ -7,7 +7,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import type { DemandeRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { reponses } from '../../http.js';
+import { avecFichiers, reponses } from '../../http.js';
 import { demandeEnAccesComplet, estDemandeur } from '../demandes/access.js';
 import type { DemandesRepository } from '../demandes/repository.js';
 import { recevoirPieces, type PiecesRecues } from '../demandes/upload.js';
@@ -63,31 +63,36 @@ export function routesMessages(deps: { demandes: DemandesRepository; service: Me
     );
 
     // The same, with attachments: multipart, `texte` first, then up to PIECES_PAR_MESSAGE_MAX files in `pieces`.
-    app.post(
-      '/logement/:numeroUnique/messages/avec-pieces',
-      {
-        config: { rateLimit: rateLimits.upload },
-        schema: { params: numeroUniqueParamsSchema, response: reponses(201, z.object({ data: messageSchema })) },
-      },
-      async (request, reply) => {
-        const { row, cote, userId } = await acces(request, request.params.numeroUnique);
-        if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Un message avec des pièces jointes est envoyé en multipart/form-data.');
-        let pieces: PiecesRecues;
-        try {
-          pieces = await recevoirPieces(request, { repository: demandes, storage, maxBytes: config.uploadMaxBytes, quota: config.uploadQuota, now: app.deps.now }, row);
-        } catch (error) {
-          // A refused upload may leave most of its body unread: the connection closes after the answer.
-          reply.header('Connection', 'close');
-          throw error;
-        }
-        const texte = nouveauMessageSchema.safeParse({ texte: pieces.texte });
-        if (!texte.success) {
-          await pieces.abandonner();
-          throw new ApiError(400, 'VALIDATION', MESSAGES.validation, fieldMessages(texte.error));
-        }
-        const message = await service.ecrire(row, cote, cote === 'mairie' ? userId : null, texte.data.texte, request.log, pieces);
-        return reply.code(201).send({ data: message });
-      },
+    // Files: multipart in this route's scope only (http.ts avecFichiers).
+    await app.register(
+      avecFichiers((fichiers) => {
+        fichiers.withTypeProvider<ZodTypeProvider>().post(
+          '/logement/:numeroUnique/messages/avec-pieces',
+          {
+            config: { rateLimit: rateLimits.upload },
+            schema: { params: numeroUniqueParamsSchema, response: reponses(201, z.object({ data: messageSchema })) },
+          },
+          async (request, reply) => {
+            const { row, cote, userId } = await acces(request, request.params.numeroUnique);
+            if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Un message avec des pièces jointes est envoyé en multipart/form-data.');
+            let pieces: PiecesRecues;
+            try {
+              pieces = await recevoirPieces(request, { repository: demandes, storage, maxBytes: config.uploadMaxBytes, quota: config.uploadQuota, now: app.deps.now }, row);
+            } catch (error) {
+              // A refused upload may leave most of its body unread: the connection closes after the answer.
+              reply.header('Connection', 'close');
+              throw error;
+            }
+            const texte = nouveauMessageSchema.safeParse({ texte: pieces.texte });
+            if (!texte.success) {
+              await pieces.abandonner();
+              throw new ApiError(400, 'VALIDATION', MESSAGES.validation, fieldMessages(texte.error));
+            }
+            const message = await service.ecrire(row, cote, cote === 'mairie' ? userId : null, texte.data.texte, request.log, pieces);
+            return reply.code(201).send({ data: message });
+          },
+        );
+      }),
     );
   };
 }

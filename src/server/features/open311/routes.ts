@@ -26,6 +26,7 @@ import { z } from '../../../domain/zod.js';
 import type { RateLimit } from '../../app.js';
 import type { SignalementRow } from '../../db/schema.js';
 import { ApiError, hasNulByte, nulByteError, toApiError } from '../../errors.js';
+import multipart from '@fastify/multipart';
 import { reponses } from '../../http.js';
 import type { SignalementsRepository } from '../signalements/repository.js';
 import type { SignalementsService } from '../signalements/service.js';
@@ -118,6 +119,8 @@ export interface DepsOpen311 {
  */
 export function routesOpen311(deps: DepsOpen311) {
   return async (scope: FastifyInstance): Promise<void> => {
+    // A multipart body is told apart to refuse it in Open311's words (its one place where multipart is parsed).
+    await scope.register(multipart);
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const { repository, signalements, service: signalementsService, limites } = deps;
     const { config, territory, now } = app.deps;

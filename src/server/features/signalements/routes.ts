@@ -27,7 +27,7 @@ import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import type { SignalementRow } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { fichier, reponses } from '../../http.js';
+import { avecFichiers, fichier, reponses } from '../../http.js';
 import type { Storage } from '../../storage/index.js';
 import { holdsPrivateKey } from '../demandes/access.js';
 import { USER_FILE_HEADERS } from '../../http.js';
@@ -135,31 +135,36 @@ export function routesSignalements(deps: { repository: SignalementsRepository; s
     );
 
     // One photo a call (multipart), by the reporter, while photos are open (PHOTO_DELAI_MS, « nouveau », PHOTOS_MAX).
-    app.post(
-      '/technique/signalements/:numero/photos',
-      {
-        config: { rateLimit: rateLimits.photosSignalement },
-        schema: { params: numeroSignalementParamsSchema, response: reponses(201, z.object({ data: photoSchema })) },
-      },
-      async (request, reply) => {
-        let preparee: PhotoPreparee;
-        let row: SignalementRow;
-        try {
-          row = await pourLeSignalant(request, request.params.numero);
-          if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'La photo doit être envoyée en multipart/form-data.');
-          // Refused before a byte of the photo is read.
-          const refus = service.refusPhoto(row, await repository.compterPhotos(row.id));
-          if (refus) throw refus;
-          const { octets, nom } = await recevoirPhoto(request, config.uploadMaxBytes);
-          preparee = await preparerPhoto(octets, nom);
-        } catch (error) {
-          // A refused upload may leave most of its body unread: the connection closes after the answer.
-          reply.header('Connection', 'close');
-          throw error;
-        }
-        const enregistree = await service.ajouterPhoto(row, preparee, request.log);
-        return reply.status(201).send({ data: photo(row.numero, enregistree) });
-      },
+    // Files: multipart in this route's scope only (http.ts avecFichiers).
+    await app.register(
+      avecFichiers((fichiers) => {
+        fichiers.withTypeProvider<ZodTypeProvider>().post(
+          '/technique/signalements/:numero/photos',
+          {
+            config: { rateLimit: rateLimits.photosSignalement },
+            schema: { params: numeroSignalementParamsSchema, response: reponses(201, z.object({ data: photoSchema })) },
+          },
+          async (request, reply) => {
+            let preparee: PhotoPreparee;
+            let row: SignalementRow;
+            try {
+              row = await pourLeSignalant(request, request.params.numero);
+              if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'La photo doit être envoyée en multipart/form-data.');
+              // Refused before a byte of the photo is read.
+              const refus = service.refusPhoto(row, await repository.compterPhotos(row.id));
+              if (refus) throw refus;
+              const { octets, nom } = await recevoirPhoto(request, config.uploadMaxBytes);
+              preparee = await preparerPhoto(octets, nom);
+            } catch (error) {
+              // A refused upload may leave most of its body unread: the connection closes after the answer.
+              reply.header('Connection', 'close');
+              throw error;
+            }
+            const enregistree = await service.ajouterPhoto(row, preparee, request.log);
+            return reply.status(201).send({ data: photo(row.numero, enregistree) });
+          },
+        );
+      }),
     );
 
     app.get('/technique/signalements/:numero/photos/:id', { schema: { params: photoParams, response: fichier() } }, async (request, reply) => {
