@@ -44,7 +44,9 @@ async function chargerPolices(): Promise<Polices> {
  * anew for each document (fontkit's shaping, ~4 ms of an attestation's ~12), though most words are the same in all.
  * pdfkit keeps a document's layouts in its font's `layoutCache`, keyed by the word, scaled to 1000 units per em and
  * never changed after; the same fontkit font gives the same layout in every document, so one cache per font serves
- * them all. Emptied past MOTS_RETENUS words (the names and dates vary): some hundreds of KB at most.
+ * them all. Emptied past MOTS_RETENUS words (the names and dates vary): some hundreds of KB at most. The words of the
+ * applicants' names are among them, in memory only, as long as the background thread lives: it stops after a quiet
+ * minute (worker/index.ts), and its caches with it.
  */
 const MOTS_RETENUS = 2_000;
 let misesEnPage = new WeakMap<Font, Record<string, unknown>>();
