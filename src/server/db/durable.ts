@@ -3,6 +3,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { DatabaseConnection, Dialect, Driver } from 'kysely';
 import type { CheckpointsEnArrierePlan } from './checkpoint.js';
 import { LecturesGroupees } from './lectures-groupees.js';
+import { mandataire } from './mandataire.js';
 
 /**
  * SQLite commits without waiting for the disk on the event loop, and is still durable when it answers
@@ -28,11 +29,11 @@ export function durableApresCommit(
   // total_changes() counts rows written since the connection opened: a change since the last fsync asks for one.
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
   let synced = Number(totalChanges.get());
-  const durable = proxied(dialect, {
+  const durable = mandataire(dialect, {
     createDriver: (): Driver => {
       const driver = dialect.createDriver();
       let connection: DatabaseConnection | undefined;
-      return proxied(driver, {
+      return mandataire(driver, {
         destroy: async (): Promise<void> => {
           // The checkpoint running ends first: closing the connection then copies what is left and removes the WAL.
           await checkpoints.fermer();
@@ -131,13 +132,3 @@ export function groupedFsync(file: string): { sync(): Promise<void>; close(): Pr
   return { sync, close };
 }
 
-/** Methods keep their own `this` (Kysely's classes hold private fields). */
-function proxied<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
-  return new Proxy(target, {
-    get(object, prop, receiver) {
-      if (prop in overrides) return overrides[prop as keyof T];
-      const value: unknown = Reflect.get(object, prop, receiver);
-      return typeof value === 'function' ? value.bind(object) : value;
-    },
-  });
-}

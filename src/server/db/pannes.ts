@@ -1,5 +1,6 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 import { problemeDeStockage } from '../errors.js';
+import { mandataire } from './mandataire.js';
 
 /**
  * The last query error that was a storage problem (full or read-only disk), and how many there were. Not an
@@ -10,28 +11,8 @@ import { problemeDeStockage } from '../errors.js';
 let pannes = 0;
 let dernierePanne: unknown;
 
-/**
- * Methods keep their own `this` (Kysely's classes hold private fields); each is bound once, not at every call (the
- * driver's are read for every query and transaction).
- */
-function bound<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
-  const lies = new Map<PropertyKey, { de: (...args: unknown[]) => unknown; lie: (...args: unknown[]) => unknown }>();
-  return new Proxy(target, {
-    get(object, prop, receiver) {
-      if (prop in overrides) return overrides[prop as keyof T];
-      const value: unknown = Reflect.get(object, prop, receiver);
-      if (typeof value !== 'function') return value;
-      const deja = lies.get(prop);
-      if (deja?.de === value) return deja.lie;
-      const lie = (value as (...args: unknown[]) => unknown).bind(object);
-      lies.set(prop, { de: value as (...args: unknown[]) => unknown, lie });
-      return lie;
-    },
-  });
-}
-
 function witnessed(connection: DatabaseConnection): DatabaseConnection {
-  return bound(connection, {
+  return mandataire(connection, {
     executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
       try {
         return await connection.executeQuery<R>(query);
@@ -55,11 +36,11 @@ function witnessed(connection: DatabaseConnection): DatabaseConnection {
  *   fails with "cannot rollback - no transaction is active", which replaced the real error (a bare 500).
  */
 export function dialecteTemoin(dialect: Dialect, inTransaction?: () => boolean): Dialect {
-  return bound(dialect, {
+  return mandataire(dialect, {
     createDriver: (): Driver => {
       const driver = dialect.createDriver();
       const wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
-      return bound(driver, {
+      return mandataire(driver, {
         acquireConnection: async (): Promise<DatabaseConnection> => {
           const connection = await driver.acquireConnection();
           let out = wrapped.get(connection);
