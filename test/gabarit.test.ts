@@ -3,12 +3,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql, type Insertable } from 'kysely';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql, type Insertable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Db } from '../src/server/db/index.js';
 import { Gabarit } from '../src/server/db/gabarit.js';
 import { inserer } from '../src/server/db/insertion.js';
-import type { MailOutboxTable } from '../src/server/db/schema.js';
+import type { Database, MailOutboxTable } from '../src/server/db/schema.js';
 import { freshDatabaseUrl } from './db.js';
 
 let db: Db;
@@ -139,8 +140,26 @@ describe('Gabarit', () => {
     expect((await db.selectFrom('mailOutbox').select('attempts').where('id', '=', 'g2').executeTakeFirstOrThrow()).attempts).toBe(0);
   });
 
-  it('refuses a query whose value would be written in the SQL itself rather than passed', async () => {
+  it('refuses a query whose value would not be a parameter of its own: written in the SQL, or part of a longer value', async () => {
     const litterale = new Gabarit<{ id: string }, unknown>('littérale', (db, p) => db.selectFrom('mailOutbox').select('id').where('id', '=', sql.lit(p.id)));
-    await expect(litterale.tous(db, { id: 'g1' })).rejects.toThrow(/written in the SQL itself/u);
+    await expect(litterale.tous(db, { id: 'g1' })).rejects.toThrow(/not passed as a parameter of its own/u);
+    const contient = new Gabarit<{ q: string }, unknown>('contient', (db, p) => db.selectFrom('mailOutbox').select('id').where('subject', 'like', `%${p.q}%`));
+    await expect(contient.tous(db, { q: 'Sujet' })).rejects.toThrow(/not passed as a parameter of its own/u);
+    const suffixe = new Gabarit<{ q: string }, unknown>('suffixe', (db, p) => db.selectFrom('mailOutbox').select('id').where('subject', 'like', `${p.q}%`));
+    await expect(suffixe.tous(db, { q: 'Sujet' })).rejects.toThrow(/has no parameter of its own/u);
+  });
+
+  it.skipIf(!!process.env.DATABASE_URL)('builds its SQL again for a Db without the naming plugin, rather than giving it to the app’s', async () => {
+    const fichier = path.join(dir, 'app.db');
+    const brut = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(fichier) }) });
+    const envoi = new Gabarit<{ id: string }, { sendAfter: string }>('envoi', (db, p) => db.selectFrom('mailOutbox').select('sendAfter').where('id', '=', p.id));
+    try {
+      // Without the plugin the table is named as the code names it, which this schema has not: its own query fails…
+      await expect(envoi.premier(brut, { id: 'g3' })).rejects.toThrow(/no such table: mailOutbox/u);
+      // …and the app's still reads, by its own SQL.
+      expect(await envoi.premier(db, { id: 'g3' })).toEqual({ sendAfter: '2026-11-29T10:00:00.000Z' });
+    } finally {
+      await brut.destroy();
+    }
   });
 });

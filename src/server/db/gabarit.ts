@@ -22,13 +22,20 @@ export interface Fait {
   places: Place[];
 }
 
-/** The SQL and the places of `compiled`, built with markers: throws when a marker was written into the SQL itself. */
-export function placer(compiled: CompiledQuery, quoi: string): Fait {
-  if (compiled.sql.includes(MARQUE)) throw new Error(`${quoi}: a value is written in the SQL itself, not passed as a parameter`);
-  return {
-    sql: compiled.sql,
-    places: compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARQUE) ? { cle: v.slice(MARQUE.length) } : { constante: v })),
-  };
+/**
+ * The SQL and the places of `compiled`, built with markers for `cles`: throws unless each marker is a whole parameter
+ * (one written into the SQL, made part of a longer value, or changed by a plugin would leave every call with the
+ * marker's text instead of its value), and every key of `cles` has its place.
+ */
+export function placer(compiled: CompiledQuery, quoi: string, cles: Iterable<string>): Fait {
+  const hors = (v: unknown) => typeof v === 'string' && v.includes(MARQUE) && !(v.startsWith(MARQUE) && v.indexOf(MARQUE, 1) === -1);
+  if (compiled.sql.includes(MARQUE) || compiled.parameters.some(hors)) {
+    throw new Error(`${quoi}: a value is not passed as a parameter of its own`);
+  }
+  const places: Place[] = compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARQUE) ? { cle: v.slice(MARQUE.length) } : { constante: v }));
+  const placees = new Set(places.flatMap((p) => ('cle' in p ? [p.cle] : [])));
+  for (const cle of cles) if (!placees.has(cle)) throw new Error(`${quoi}: value ${cle} has no parameter of its own`);
+  return { sql: compiled.sql, places };
 }
 
 /** The compiled query of `fait` with `valeurs` in their places. */
@@ -41,13 +48,19 @@ export function avecValeurs(fait: Fait, valeurs: Record<string, unknown>): Compi
 
 export const dialecte = (db: Db): 'pg' | 'sqlite' => (db.getExecutor().adapter instanceof PostgresAdapter ? 'pg' : 'sqlite');
 
+/** What makes the SQL of one builder differ from one Db to another: the dialect and the plugins (the naming one). */
+export const forme = (db: Db): string => {
+  const { plugins } = db.getExecutor();
+  return plugins.length === 0 ? dialecte(db) : `${dialecte(db)}\u0000${plugins.map((p) => p.constructor.name).join('\u0000')}`;
+};
+
 /**
  * A query whose SQL is the same for every value: `construire` gets markers for its values (`p.id`…), each of which must
  * be one parameter of the query, used as it is (not in a list `in (…)`, not in an expression of its own whose shape
  * depends on it: an `is null` where a value may be null is two queries).
  */
 export class Gabarit<P extends Record<string, unknown>, R> {
-  private readonly faits = new Map<'pg' | 'sqlite', Fait>();
+  private readonly faits = new Map<string, Fait>();
 
   constructor(
     private readonly nom: string,
@@ -55,12 +68,19 @@ export class Gabarit<P extends Record<string, unknown>, R> {
   ) {}
 
   private fait(db: Db): Fait {
-    const d = dialecte(db);
-    let fait = this.faits.get(d);
+    const f = forme(db);
+    let fait = this.faits.get(f);
     if (!fait) {
-      const p = new Proxy({} as P, { get: (_cible, cle) => (typeof cle === 'string' ? marque(cle) : undefined) });
-      fait = placer(this.construire(db, p).compile(), this.nom);
-      this.faits.set(d, fait);
+      const lues = new Set<string>();
+      const p = new Proxy({} as P, {
+        get: (_cible, cle) => {
+          if (typeof cle !== 'string') return undefined;
+          lues.add(cle);
+          return marque(cle);
+        },
+      });
+      fait = placer(this.construire(db, p).compile(), this.nom, lues);
+      this.faits.set(f, fait);
     }
     return fait;
   }

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { avecValeurs, dialecte, marque, placer, type Fait } from './gabarit.js';
+import { avecValeurs, forme as formeDe, marque, placer, type Fait } from './gabarit.js';
 import type { Db } from './index.js';
 import type { Database } from './schema.js';
 
@@ -29,6 +29,7 @@ function gabarit(db: Db, table: Table, cles: string[], forme: string): Fait {
       .values(marques as Insertable<Database[Table]>)
       .compile(),
     `insertion ${table}`,
+    cles,
   );
   const places = fait.places.map((p) => ('cle' in p ? p.cle : null));
   if (places.length !== cles.length || places.some((cle) => cle === null) || new Set(places).size !== cles.length) {
@@ -51,6 +52,6 @@ export async function inserer<T extends Table>(db: Db, table: T, row: Insertable
     }
     cles.push(cle);
   }
-  const forme = `${dialecte(db)}\u0000${table}\u0000${cles.join('\u0000')}`;
+  const forme = `${formeDe(db)}\u0001${table}\u0001${cles.join('\u0000')}`;
   await db.executeQuery(avecValeurs(gabarits.get(forme) ?? gabarit(db, table, cles, forme), valeurs));
 }
