@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
 import type archiverType from 'archiver';
 import contentDisposition from 'content-disposition';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from '../domain/zod.js';
 
 /**
@@ -58,9 +60,11 @@ export function zipStream(request: FastifyRequest, reply: FastifyReply, fileName
  * answer's close, and one at its end) ran for every route, the status lookup included (issue 11). Elsewhere a
  * multipart body is refused as any content type no route takes (415).
  */
-export function avecFichiers(routes: (scope: FastifyInstance) => void | Promise<void>): (scope: FastifyInstance) => Promise<void> {
+export function avecFichiers(
+  routes: (scope: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>) => void | Promise<void>,
+): (scope: FastifyInstance) => Promise<void> {
   return async (scope) => {
     await scope.register(multipart);
-    await routes(scope);
+    await routes(scope.withTypeProvider<ZodTypeProvider>());
   };
 }

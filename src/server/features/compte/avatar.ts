@@ -5,8 +5,7 @@ import { isPhotoType, PHOTO_MAX_OCTETS, PHOTO_TAILLE_MESSAGE, PHOTO_TYPE_MESSAGE
 import { z } from '../../../domain/zod.js';
 import { compteDe } from '../../auth/guards.js';
 import { ApiError } from '../../errors.js';
-import multipart from '@fastify/multipart';
-import { fichier, reponses } from '../../http.js';
+import { avecFichiers, fichier, reponses } from '../../http.js';
 import { AVATARS_PREFIX } from '../../storage/index.js';
 import { PIXELS_MAX } from '../signalements/photos.js';
 import type { CompteRepository } from './repository.js';
@@ -31,10 +30,8 @@ function pictureHeaders(reply: FastifyReply): FastifyReply {
  * resized to 256 px and re-encoded (which also drops the photo's metadata, GPS position included).
  */
 export function avatarRoutes(repository: CompteRepository) {
-  return async (scope: FastifyInstance): Promise<void> => {
-    // Files: multipart in this scope only (http.ts avecFichiers).
-    await scope.register(multipart);
-    const app = scope.withTypeProvider<ZodTypeProvider>();
+  // Files: multipart in this scope only.
+  return avecFichiers((app) => {
     const { storage, rateLimits } = app.deps;
 
     // Limited as documents are: each picture costs a decoding and an encoding.
@@ -77,7 +74,7 @@ export function avatarRoutes(repository: CompteRepository) {
       if (old) await storage.remove(avatarKey(me.id, old));
       return reply.status(201).send({ data: { pic } });
     });
-  };
+  });
 }
 
 const picQuery = z.object({ v: z.string().max(64, { error: 'Version de photo inconnue.' }).optional() });

@@ -109,7 +109,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
     // Files: multipart in this route's scope only (http.ts avecFichiers).
     await app.register(
       avecFichiers((fichiers) => {
-        fichiers.withTypeProvider<ZodTypeProvider>().post(
+        fichiers.post(
           '/logement/upload-files/:numeroUnique',
           {
             config: { rateLimit: rateLimits.upload },

@@ -66,7 +66,7 @@ export function routesMessages(deps: { demandes: DemandesRepository; service: Me
     // Files: multipart in this route's scope only (http.ts avecFichiers).
     await app.register(
       avecFichiers((fichiers) => {
-        fichiers.withTypeProvider<ZodTypeProvider>().post(
+        fichiers.post(
           '/logement/:numeroUnique/messages/avec-pieces',
           {
             config: { rateLimit: rateLimits.upload },

@@ -1,5 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { fieldMessages } from '../../../domain/erreurs.js';
 import {
   discoverySchema,
@@ -26,8 +25,7 @@ import { z } from '../../../domain/zod.js';
 import type { RateLimit } from '../../app.js';
 import type { SignalementRow } from '../../db/schema.js';
 import { ApiError, hasNulByte, nulByteError, toApiError } from '../../errors.js';
-import multipart from '@fastify/multipart';
-import { reponses } from '../../http.js';
+import { avecFichiers, reponses } from '../../http.js';
 import type { SignalementsRepository } from '../signalements/repository.js';
 import type { SignalementsService } from '../signalements/service.js';
 import { hashCleApi } from './cles.js';
@@ -118,10 +116,8 @@ export interface DepsOpen311 {
  * mails). No cookie is read: the session plays no part here, so no origin check either.
  */
 export function routesOpen311(deps: DepsOpen311) {
-  return async (scope: FastifyInstance): Promise<void> => {
-    // A multipart body is told apart to refuse it in Open311's words (its one place where multipart is parsed).
-    await scope.register(multipart);
-    const app = scope.withTypeProvider<ZodTypeProvider>();
+  // A multipart body is told apart, to refuse it in Open311's words.
+  return avecFichiers((app) => {
     const { repository, signalements, service: signalementsService, limites } = deps;
     const { config, territory, now } = app.deps;
 
@@ -329,5 +325,5 @@ export function routesOpen311(deps: DepsOpen311) {
         ];
       },
     );
-  };
+  });
 }

@@ -138,7 +138,7 @@ export function routesSignalements(deps: { repository: SignalementsRepository; s
     // Files: multipart in this route's scope only (http.ts avecFichiers).
     await app.register(
       avecFichiers((fichiers) => {
-        fichiers.withTypeProvider<ZodTypeProvider>().post(
+        fichiers.post(
           '/technique/signalements/:numero/photos',
           {
             config: { rateLimit: rateLimits.photosSignalement },
