@@ -122,12 +122,14 @@ export async function attestationPdf(row: LigneAttestation, emiseLe: Date): Prom
   doc.registerFont('regular', regular as unknown as Buffer);
   doc.registerFont('bold', bold as unknown as Buffer);
   doc.fillColor('#121212');
+  // The shared layouts of each font, taken once for this document.
+  const misesEnPageDuDocument = { regular: miseEnPagePartagee(regular), bold: miseEnPagePartagee(bold) };
   const style = (options: { gras?: boolean; size?: number }) => {
-    const police = options.gras ? bold : regular;
-    doc.font(options.gras ? 'bold' : 'regular').fontSize(options.size ?? 11);
+    const nom = options.gras ? 'bold' : 'regular';
+    doc.font(nom).fontSize(options.size ?? 11);
     // pdfkit's font of this document (an EmbeddedFont), whose layouts are looked up in its layoutCache.
-    (doc as unknown as { _font: { layoutCache?: Record<string, unknown> } })._font.layoutCache = miseEnPagePartagee(police);
-    return police;
+    (doc as unknown as { _font: { layoutCache?: Record<string, unknown> } })._font.layoutCache = misesEnPageDuDocument[nom];
+    return options.gras ? bold : regular;
   };
 
   /**
