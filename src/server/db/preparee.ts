@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import { dialecte } from './gabarit.js';
 import { natif, type Db, type Natif } from './index.js';
 import { colonnesFixes, enLignes } from './lignes.js';
 
@@ -29,7 +30,7 @@ export class RequetePreparee<R> {
     private readonly postgresSql: string,
   ) {
     this.natif = natif(db);
-    this.viaKysely = db.getExecutor().adapter instanceof PostgresAdapter ? postgresSql : sqliteSql;
+    this.viaKysely = dialecte(db) === 'pg' ? postgresSql : sqliteSql;
   }
 
   /** The first row of the answer, or undefined. */
