@@ -5,6 +5,8 @@ const jour = aLaPremiereUtilisation(() => new Intl.DateTimeFormat('fr-FR', { day
 const horodatage = aLaPremiereUtilisation(() => new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'Europe/Paris' }));
 // A birth date is a calendar day, not an instant: format it as written.
 const jourCivil = aLaPremiereUtilisation(() => new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }));
+// Sweden's format is ISO's (AAAA-MM-JJ).
+const jourIso = aLaPremiereUtilisation(() => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris' }));
 
 /** An instant (ISO time) as dd/mm/yyyy in Paris. */
 export function formatJour(iso: string): string {
@@ -58,7 +60,7 @@ export const NAISSANCE_MIN = '1900-01-01';
 
 /** The calendar date (AAAA-MM-JJ) in Paris at an instant, today by default: a birth date may be today at the latest. */
 export function aujourdhui(maintenant: Date = new Date()): string {
-  return new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris' }).format(maintenant);
+  return jourIso().format(maintenant);
 }
 
 /** Why a birth date (AAAA-MM-JJ, already a valid date) is refused, or null: never in the future, 1900 or later. */
