@@ -85,6 +85,32 @@ interface Figures {
   loopUtilisation: number;
   probeMaxMs: number;
   rssMb: number;
+  cpu: Processeurs;
+}
+
+/**
+ * Where the machine's CPU went during the load (Linux; NaN elsewhere): the server's main thread on a core and waiting
+ * for one (shares of the wall time; its loop counts as busy in both), the servers' processes and the load generator
+ * in cores' worth, and the whole machine busy, as a share of its cores.
+ */
+interface Processeurs {
+  mainOnCpu: number;
+  mainWaitingForCpu: number;
+  serverCores: number;
+  generatorCores: number;
+  machineBusy: number;
+}
+
+/** The machine's CPU time, busy and in all, in clock ticks (/proc/stat's first line), or null where there is none. */
+function machine(): { busy: number; total: number } | null {
+  try {
+    const ticks = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    // idle and iowait
+    return { busy: total - ticks[3]! - ticks[4]!, total };
+  } catch {
+    return null;
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -273,12 +299,23 @@ function mixedLoad(
   });
 }
 
-async function readLoop(file: string, child: { pid?: number }): Promise<{ maxMs: number; p99Ms: number; utilisation: number; rssKb: number }> {
+/** What bench/boucle.mjs writes at each signal. */
+interface Boucle {
+  maxMs: number;
+  p99Ms: number;
+  utilisation: number;
+  rssKb: number;
+  mainOnCpu: number | null;
+  mainWaitingForCpu: number | null;
+  processCores: number;
+}
+
+async function readLoop(file: string, child: { pid?: number }): Promise<Boucle> {
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
   process.kill(child.pid!, 'SIGUSR2');
   for (let i = 0; i < 200; i += 1) {
     const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-    if (lines.length > before) return JSON.parse(lines.at(-1)!) as { maxMs: number; p99Ms: number; utilisation: number; rssKb: number };
+    if (lines.length > before) return JSON.parse(lines.at(-1)!) as Boucle;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('the server wrote no event-loop figures (bench/boucle.mjs not loaded?)');
@@ -357,6 +394,9 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
     };
     // The probe starts once the load's own connections are all accepted and answered (at most half-way through): it
     // then tells what a new visitor waits under the load, not the queue of the load's 200 connections at its start.
+    const machineAvant = machine();
+    const generateurAvant = process.cpuUsage();
+    const debut = performance.now();
     const load = mixedLoad(bases, setup, DURATION_S, CONNECTIONS, record);
     await Promise.race([answered, new Promise((r) => setTimeout(r, (DURATION_S * 1000) / 2))]);
     const sonde = probe(base);
@@ -364,8 +404,12 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
     const probeMaxMs = await sonde.stop();
     const first = record.first.sort((a, b) => a - b);
     const steady = record.steady.sort((a, b) => a - b);
-    const loops = [];
+    const generateur = process.cpuUsage(generateurAvant);
+    const secondes = (performance.now() - debut) / 1000;
+    const machineApres = machine();
+    const loops: Boucle[] = [];
     for (const [i, s] of servers.entries()) loops.push(await readLoop(loopFiles[i]!, s));
+    const moyenne = (pick: (l: Boucle) => number | null) => loops.reduce((t, l) => t + (pick(l) ?? Number.NaN), 0) / loops.length;
     // The worst instance's stall and p99; utilisation averaged; memory summed.
     const loop = {
       maxMs: Math.max(...loops.map((l) => l.maxMs)),
@@ -395,6 +439,13 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
       loopUtilisation: loop.utilisation,
       probeMaxMs,
       rssMb: loop.rssKb / 1024,
+      cpu: {
+        mainOnCpu: moyenne((l) => l.mainOnCpu),
+        mainWaitingForCpu: moyenne((l) => l.mainWaitingForCpu),
+        serverCores: loops.reduce((t, l) => t + l.processCores, 0),
+        generatorCores: (generateur.user + generateur.system) / 1e6 / secondes,
+        machineBusy: machineAvant && machineApres ? (machineApres.busy - machineAvant.busy) / (machineApres.total - machineAvant.total) : Number.NaN,
+      },
     };
   } finally {
     for (const s of servers) await stopServer(s);
@@ -422,6 +473,10 @@ function print(label: string, f: Figures, before: Before | null, targets: boolea
     `    event loop   longest stall ${f0(f.stallMaxMs)} ms${was((b) => b.stallMaxMs, ' ms')}  p99 ${f.stallP99Ms.toFixed(1)} ms  busy ${(f.loopUtilisation * 100).toFixed(0)} %${targets ? `  <= 50 ms ${verdict(f.stallMaxMs <= 50)}` : ''}`,
   );
   console.log(`    trivial GET on a new connection once the load's are answered, worst: ${f0(f.probeMaxMs)} ms${was((b) => b.probeMaxMs, ' ms')}; server RSS after: ${f0(f.rssMb)} MB`);
+  const pc = (n: number) => `${(n * 100).toFixed(0)} %`;
+  console.log(
+    `    CPU          server main thread on a core ${pc(f.cpu.mainOnCpu)} of the time, waiting for one ${pc(f.cpu.mainWaitingForCpu)}; server ${f.cpu.serverCores.toFixed(2)} cores, load generator ${f.cpu.generatorCores.toFixed(2)}; machine busy ${pc(f.cpu.machineBusy)} of ${os.cpus().length} cores`,
+  );
   console.log(`    per kind     ${MIX.map(([k]) => `${k} ${f.perKind[k].count} p50 ${f0(f.perKind[k].p50)} p99 ${f0(f.perKind[k].p99)} ms${f.perKind[k].errors ? ` (${f.perKind[k].errors} errors)` : ''}`).join(', ')}`);
   // Little's law: in a closed loop every connection waits for its answer before asking again, so the mean latency
   // is the connections over the throughput, whatever the server does with a request.
