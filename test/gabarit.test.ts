@@ -67,6 +67,15 @@ describe('inserer', () => {
     expect((await lu('d3')).attempts).toBe(7);
   });
 
+  it('tells apart two shapes of as many columns, one column in place of another', async () => {
+    await inserer(db, 'mailOutbox', mail('c1', { key: 'cle-c1' }));
+    await inserer(db, 'mailOutbox', mail('c2', { lastError: 'erreur-c2' }));
+    await inserer(db, 'mailOutbox', mail('c3', { key: 'cle-c3' }));
+    expect(await lu('c1')).toMatchObject({ key: 'cle-c1', lastError: null });
+    expect(await lu('c2')).toMatchObject({ key: null, lastError: 'erreur-c2' });
+    expect(await lu('c3')).toMatchObject({ key: 'cle-c3', lastError: null });
+  });
+
   it('writes inside the transaction it is given: rolled back, the row is gone', async () => {
     await expect(
       db.transaction().execute(async (trx) => {

@@ -14,14 +14,21 @@ import type { Database } from './schema.js';
 
 type Table = keyof Database & string;
 
-const gabarits = new Map<string, Fait>();
+/**
+ * The SQL of each shape, by dialect, plugins and table (gabarit.ts `forme`), then by columns: their names, compared one
+ * by one, are the same strings at each call (a row's property names), which costs less than joining them into a key.
+ */
+const gabarits = new Map<string, { cles: string[]; fait: Fait }[]>();
 /** Past this many shapes (a caller whose columns vary without end), no more are kept. */
 const GABARITS_MAX = 200;
+let gabaritsGardes = 0;
+
+const memesCles = (a: string[], b: string[]) => a.length === b.length && a.every((cle, i) => cle === b[i]);
 
 const passeTelQuel = (value: unknown) =>
   value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' || value instanceof Uint8Array;
 
-function gabarit(db: Db, table: Table, cles: string[], forme: string): Fait {
+function gabarit(db: Db, table: Table, cles: string[], formes: { cles: string[]; fait: Fait }[]): Fait {
   const marques = Object.fromEntries(cles.map((cle) => [cle, marque(cle)]));
   const fait = placer(
     db
@@ -35,7 +42,10 @@ function gabarit(db: Db, table: Table, cles: string[], forme: string): Fait {
   if (places.length !== cles.length || places.some((cle) => cle === null) || new Set(places).size !== cles.length) {
     throw new Error(`insertion ${table}: Kysely's parameters are not the row's values one for one`);
   }
-  if (gabarits.size < GABARITS_MAX) gabarits.set(forme, fait);
+  if (gabaritsGardes < GABARITS_MAX) {
+    formes.push({ cles, fait });
+    gabaritsGardes += 1;
+  }
   return fait;
 }
 
@@ -52,6 +62,9 @@ export async function inserer<T extends Table>(db: Db, table: T, row: Insertable
     }
     cles.push(cle);
   }
-  const forme = `${formeDe(db)}\u0001${table}\u0001${cles.join('\u0000')}`;
-  await db.executeQuery(avecValeurs(gabarits.get(forme) ?? gabarit(db, table, cles, forme), valeurs));
+  const forme = `${formeDe(db)}\u0001${table}`;
+  let formes = gabarits.get(forme);
+  if (!formes) gabarits.set(forme, (formes = []));
+  const fait = formes.find((f) => memesCles(f.cles, cles))?.fait ?? gabarit(db, table, cles, formes);
+  await db.executeQuery(avecValeurs(fait, valeurs));
 }
