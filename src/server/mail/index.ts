@@ -174,6 +174,9 @@ class OutboxMailer implements Mailer {
   private passes = 0;
   private closed = false;
   private lastPurge = 0;
+  /** The millisecond of the last mail's id, and how many ids it gave before (idSuivant). */
+  private msIds = 0;
+  private compteurIds = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly resolveurs = new Map<string, ResolveurPieceJointe>();
   private readonly claimTimeoutMs: number;
@@ -237,9 +240,6 @@ class OutboxMailer implements Mailer {
     this.msIds = now;
     return `${now.toString(16).padStart(12, '0')}${this.compteurIds.toString(16).padStart(6, '0')}${randomBytes(8).toString('hex')}`;
   }
-
-  private msIds = 0;
-  private compteurIds = 0;
 
   resoudrePiecesJointes(type: string, resolveur: ResolveurPieceJointe): void {
     this.resolveurs.set(type, resolveur);
