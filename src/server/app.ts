@@ -21,6 +21,7 @@ import { ApiError, clientErrorHandler, errorBody, frameworkErrors, hasNulByte, i
 import { LocalBus, PostgresBus, RedisBus, type EventBus } from './events/index.js';
 import type { FluxEnDirect } from './events/flux.js';
 import { ToursDeBoucle } from './exploitation/tours.js';
+import { grouperLesEnvois } from './exploitation/envois.js';
 import { pagesPrerendues, sourcesDesScriptsEnLigne } from './pages-web.js';
 import { installerExploitation, verificationsDeBase, type Verification } from './exploitation/index.js';
 import adressesRoutes from './features/adresses/routes.js';
@@ -245,6 +246,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onRoute', (route) => {
     app.routeTable.push(route);
   });
+  // The answers of a loop turn are written together at its end (exploitation/envois.ts).
+  grouperLesEnvois(app);
   registerRequestDecorations(app);
 
   const { db, kind } = openDatabase({
