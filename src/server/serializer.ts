@@ -8,9 +8,23 @@ import { z } from '../domain/zod.js';
  * garbage collector's work and cost 15 % of the status lookup's throughput: docs/decisions/0010.)
  */
 export function ecriture(schema: unknown): (data: unknown) => string {
-  const jsonSchema = z.toJSONSchema(schema as z.ZodType, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
-  return fastJson(pourEcrire(jsonSchema) as Parameters<typeof fastJson>[0]);
+  const jsonSchema = pourEcrire(z.toJSONSchema(schema as z.ZodType, { target: 'draft-7', io: 'output', unrepresentable: 'any' }));
+  const aiguillage = aiguillageUnique(jsonSchema);
+  if (!aiguillage) return ecrivain(jsonSchema);
+  // One writer per branch, the branch picked here by the discriminating field: fast-json-stringify would compile an
+  // ajv validator for the `if` (~80 ms at the route's first answer, and a validation at each one).
+  const { chemin, champ, branches, sinon } = aiguillage;
+  const parValeur = new Map(branches.map(({ valeur, schema: branche }) => [valeur, ecrivain(remplacer(jsonSchema, chemin, branche))]));
+  const parDefaut = ecrivain(remplacer(jsonSchema, chemin, sinon));
+  return (data) => {
+    let noeud = data as Noeud | null | undefined;
+    for (const cle of chemin) noeud = noeud?.[cle] as Noeud | null | undefined;
+    const valeur = noeud !== null && typeof noeud === 'object' ? noeud[champ] : undefined;
+    return ((typeof valeur === 'string' && parValeur.get(valeur)) || parDefaut)(data);
+  };
 }
+
+const ecrivain = (jsonSchema: unknown) => fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
 
 /**
  * Fastify's serializer compiler: each answer's writer is made when the route first answers with it, not at start
@@ -33,8 +47,10 @@ const estNoeud = (value: unknown): value is Noeud => value !== null && typeof va
  *   branch (the writer still writes only the named fields);
  * - a union of plain values (a nullable enum: `anyOf: [{type: string, enum}, {type: null}]`) becomes one list of
  *   types, which the writer tells apart by `typeof`;
+ * - an object or an array that may be null (`anyOf: [{type: object, …}, {type: null}]`) becomes the object or array
+ *   with `nullable: true` (fast-json-stringify's own keyword), written without ajv;
  * - a union of objects told apart by one field's constant (zod's discriminatedUnion) becomes `if`/`then`/`else` on
- *   that field alone, the last branch in the last `else`.
+ *   that field alone, the last branch in the last `else` (`ecriture` then makes one writer per branch when it can).
  */
 export function pourEcrire(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(pourEcrire);
@@ -48,6 +64,8 @@ export function pourEcrire(node: unknown): unknown {
     const branches = copie[union];
     if (!Array.isArray(branches) || !branches.every(estNoeud)) continue;
     const { [union]: _branches, ...freres } = copie;
+    const nullable = objetOuNull(branches);
+    if (nullable) return { ...freres, ...nullable, nullable: true };
     const types = typesSimples(branches);
     if (types) return { ...freres, type: types };
     const discriminant = champDiscriminant(branches);
@@ -89,4 +107,66 @@ function siAlorsSinon(branches: Noeud[], champ: string): Noeud {
   if (reste.length === 0) return premiere;
   const constante = (premiere.properties as Record<string, Noeud>)[champ]!.const;
   return { if: { type: 'object', properties: { [champ]: { const: constante } }, required: [champ] }, then: premiere, else: siAlorsSinon(reste, champ) };
+}
+
+/** The object or array of a union of it and null (no union of its own at its top), or null. */
+function objetOuNull(branches: Noeud[]): Noeud | null {
+  if (branches.length !== 2) return null;
+  const nul = branches.findIndex((b) => b.type === 'null' && Object.keys(b).length === 1);
+  if (nul === -1) return null;
+  const autre = branches[1 - nul]!;
+  const combine = ['anyOf', 'oneOf', 'allOf', 'if', '$ref', 'nullable'].some((k) => k in autre);
+  return (autre.type === 'object' || autre.type === 'array') && !combine ? autre : null;
+}
+
+/**
+ * The one `if`/`then`/`else` chain of the schema (pourEcrire's `siAlorsSinon`) when it is reached through object
+ * properties only and no branch holds another: its path, its field, each branch's constant and the last `else`. Else
+ * null (the writer keeps fast-json-stringify's own handling).
+ */
+function aiguillageUnique(schema: unknown): { chemin: string[]; champ: string; branches: { valeur: string; schema: Noeud }[]; sinon: Noeud } | null {
+  const trouves: { chemin: string[]; noeud: Noeud }[] = [];
+  let ailleurs = false;
+  const parcourir = (noeud: unknown, chemin: string[] | null): void => {
+    if (Array.isArray(noeud)) return noeud.forEach((n) => parcourir(n, null));
+    if (!estNoeud(noeud)) return;
+    if ('if' in noeud) {
+      if (chemin) trouves.push({ chemin, noeud });
+      else ailleurs = true;
+      return;
+    }
+    for (const [cle, valeur] of Object.entries(noeud)) {
+      if (cle === 'properties' && estNoeud(valeur)) {
+        for (const [nom, propriete] of Object.entries(valeur)) parcourir(propriete, chemin ? [...chemin, nom] : null);
+      } else {
+        parcourir(valeur, null);
+      }
+    }
+  };
+  parcourir(schema, []);
+  if (ailleurs || trouves.length !== 1) return null;
+  const [{ chemin, noeud }] = trouves as [{ chemin: string[]; noeud: Noeud }];
+  const branches: { valeur: string; schema: Noeud }[] = [];
+  let champ: string | undefined;
+  let courant: Noeud = noeud;
+  while ('if' in courant) {
+    const si = courant.if as Noeud;
+    const proprietes = si.properties as Record<string, Noeud>;
+    const [nom] = Object.keys(proprietes) as [string];
+    if (champ !== undefined && nom !== champ) return null;
+    champ = nom;
+    branches.push({ valeur: proprietes[nom]!.const as string, schema: courant.then as Noeud });
+    courant = courant.else as Noeud;
+  }
+  const sansAutre = [...branches.map((b) => b.schema), courant].every((b) => !JSON.stringify(b).includes('"if":'));
+  return champ !== undefined && sansAutre ? { chemin, champ, branches, sinon: courant } : null;
+}
+
+/** A copy of `schema` with the node at `chemin` (names of properties) replaced by `par`. */
+function remplacer(schema: unknown, chemin: string[], par: Noeud): unknown {
+  if (chemin.length === 0) return par;
+  const noeud = schema as Noeud;
+  const [nom, ...reste] = chemin as [string, ...string[]];
+  const proprietes = noeud.properties as Noeud;
+  return { ...noeud, properties: { ...proprietes, [nom]: remplacer(proprietes[nom], reste, par) } };
 }
