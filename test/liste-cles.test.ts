@@ -8,6 +8,7 @@ import { generatedRequest } from '../bench/seed.js';
 import { TOTAL_BORNE } from '../src/domain/demande.js';
 import { statutRang } from '../src/domain/statut.js';
 import { natif, type Db } from '../src/server/db/index.js';
+import { FrequencesLettres } from '../src/server/db/lettres.js';
 import type { NewDemande } from '../src/server/db/schema.js';
 import { createAccount, createTestApp, instructionsLues, planSqlite, type TestContext } from './helpers.js';
 
@@ -22,6 +23,7 @@ const SPECIALES: [numero: string, fin: string][] = [
   ['013900000003', ' qzar'], // "qz", never "zq"
   ['013900000004', ' wq'], // "wq" at the end and nowhere else
   ['013900000005', " l'ky9"], // "ky" inside
+  ['013900000006', ' w 7'], // "w" alone between spaces: in no pair of characters (PostgreSQL finds it by its characters)
 ];
 
 function rows(): NewDemande[] {
@@ -108,6 +110,8 @@ describe('the list finds what every row would show, by index', () => {
       .insertInto('demandeEtiquettes')
       .values(ids.filter((_, i) => i % 4 === 1).map((r) => ({ housingRequestId: r.id, etiquetteId: ETIQUETTE, posePar: null, poseLe: new Date().toISOString() })))
       .execute();
+    // PostgreSQL: the statistics autovacuum would keep, from which a rare letter is searched by its index (migration 0036).
+    if (ctx.app.deps.dbKind === 'postgres') await sql`analyze housing_requests`.execute(ctx.app.deps.db);
   });
   afterAll(async () => {
     await ctx.close();
@@ -139,6 +143,13 @@ describe('the list finds what every row would show, by index', () => {
     '@g',
     'a',
     'k',
+    'w',
+    'q',
+    'z',
+    'k w',
+    'w zq',
+    'k a',
+    'w martin',
     'martin zq',
     'zq ky',
     'ky zq',
@@ -238,6 +249,28 @@ describe('the list finds what every row would show, by index', () => {
       'SEARCH housing_requests USING INDEX housing_requests_statut_effacee_idx (statut_de_la_demande=? AND effacee_le=?)',
       'USE TEMP B-TREE FOR LAST TERM OF ORDER BY',
     ]);
+  });
+
+  it('PostgreSQL: tells the rare letters from the common ones by the statistics of the index of characters, none without them', async () => {
+    if (ctx.app.deps.dbKind !== 'postgres') return;
+    const lettres = new FrequencesLettres(ctx.app.deps.db, 'housing_requests_search_chars_idx');
+    // The generated texts: « a » in every one, « k » and « w » in about one in ten, « ß » in none.
+    expect([await lettres.rare('a'), await lettres.rare('e'), await lettres.rare('k'), await lettres.rare('w'), await lettres.rare('ß')]).toEqual([false, false, true, true, true]);
+    // An index that has no statistics (never analysed): LIKE for every letter.
+    expect(await new FrequencesLettres(ctx.app.deps.db, 'housing_requests_search_bigrams_idx').rare('k')).toBe(false);
+    // Read once, then kept for ten minutes: a letter's share as it was when read.
+    let now = 0;
+    const lues = new FrequencesLettres(ctx.app.deps.db, 'housing_requests_search_chars_idx', () => now);
+    expect(await lues.rare('k')).toBe(true);
+    // The index made again has no statistics until the next ANALYZE.
+    await sql`drop index housing_requests_search_chars_idx`.execute(ctx.app.deps.db);
+    await sql`create index housing_requests_search_chars_idx on housing_requests using gin (search_chars(search_text))`.execute(ctx.app.deps.db);
+    expect(await lues.rare('k')).toBe(true);
+    now += 10 * 60_000;
+    expect(await lues.rare('k')).toBe(false);
+    await sql`analyze housing_requests`.execute(ctx.app.deps.db);
+    now += 10 * 60_000;
+    expect(await lues.rare('k')).toBe(true);
   });
 
   it('has more than TOTAL_BORNE requests ending their validity within the month (the bound is crossed above)', async () => {

@@ -40,6 +40,7 @@ import * as m0032 from './migrations/0032_recherche_differee.js';
 import * as m0033 from './migrations/0033_etiquettes_nom_cle.js';
 import * as m0034 from './migrations/0034_annulation_dates.js';
 import * as m0035 from './migrations/0035_mail_outbox_destinataire.js';
+import * as m0036 from './migrations/0036_recherche_lettres.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -172,6 +173,7 @@ const migrations: Record<string, Migration> = {
   '0033_etiquettes_nom_cle': m0033,
   '0034_annulation_dates': m0034,
   '0035_mail_outbox_destinataire': m0035,
+  '0036_recherche_lettres': m0036,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -19,6 +19,7 @@ import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cy
 import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
 import { IndexFtsDiffere } from '../../db/fts-differe.js';
+import { FrequencesLettres } from '../../db/lettres.js';
 import { PairesFts, phrase } from '../../db/paires.js';
 import { dialecte, Gabarit } from '../../db/gabarit.js';
 import { inserer } from '../../db/insertion.js';
@@ -199,11 +200,14 @@ export class DemandesRepository {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.paires = new PairesFts(db, INDEX_RECHERCHE);
+    this.lettres = kind === 'postgres' ? new FrequencesLettres(db, 'housing_requests_search_chars_idx') : null;
     this.index = kind === 'sqlite' ? IndexFtsDiffere.pour(db, { ...INDEX_RECHERCHE, attente: 'housing_search_pending' }) : null;
   }
 
   /** SQLite: the search's words of two letters (PairesFts). */
   private readonly paires: PairesFts;
+  /** PostgreSQL: how many texts hold each character (migration 0036), to search a rare letter by its index. */
+  private readonly lettres: FrequencesLettres | null;
   /** SQLite: the trigram index, brought up to date after the writes' transactions (docs/decisions/0024). */
   private readonly index: IndexFtsDiffere | null;
 
@@ -564,14 +568,19 @@ export class DemandesRepository {
     const like = (w: string) => sql<boolean>`search_text like ${`%${escapeLike(w)}%`} escape '\\'`;
     const length = (w: string) => [...w].length;
     if (this.kind !== 'sqlite') {
-      // The pairs only when no longer word narrows the rows: in one bitmap with pg_trgm's (which PostgreSQL rechecks
-      // on each row), `search_bigrams` would be computed again for every candidate row (~0.1 ms each).
-      const paires = words.some((w) => length(w) >= 3) ? [] : words.filter((w) => length(w) === 2);
+      // The pairs and the rare letters only when no longer word narrows the rows: in one bitmap with pg_trgm's (which
+      // PostgreSQL rechecks on each row), `search_bigrams` would be computed again for every candidate row (~0.1 ms
+      // each), and `search_chars` likewise. A common letter stays LIKE: it meets its matches within the first rows.
+      const courts = words.some((w) => length(w) >= 3) ? [] : words;
+      const paires = courts.filter((w) => length(w) === 2);
+      const lettres: string[] = [];
+      for (const w of courts) if (length(w) === 1 && (await this.lettres?.rare(w))) lettres.push(w);
       return {
         fts: null,
         conditions: [
           ...(paires.length > 0 ? [sql<boolean>`search_bigrams(search_text) @> ${sql`array[${sql.join(paires)}]::text[]`}`] : []),
-          ...words.filter((w) => !paires.includes(w)).map(motLike),
+          ...(lettres.length > 0 ? [sql<boolean>`search_chars(search_text) @> ${sql`array[${sql.join(lettres)}]::text[]`}`] : []),
+          ...words.filter((w) => !paires.includes(w) && !lettres.includes(w)).map(motLike),
         ],
         vide: false,
       };
