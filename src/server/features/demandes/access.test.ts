@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createTestApp, demande, type TestContext } from '../../../../test/helpers.js';
 import type { DemandeRow } from '../../db/schema.js';
-import { ACCESS_KEY_HEADER, hashAccessKey, holdsPrivateKey, newAccessKey, privateLink } from './access.js';
+import { ACCESS_KEY_HEADER, CLES_RETENUES, hashAccessKey, holdsPrivateKey, newAccessKey, privateLink } from './access.js';
 
 /**
  * Who sees a housing request in full (docs/produit.md « Confidentialité »): the holder of its private
@@ -53,6 +53,27 @@ describe('holdsPrivateKey', () => {
     expect(holdsPrivateKey(avec(longue), { accessKeyHash: hashAccessKey(longue) } as DemandeRow)).toBe(true);
     const tropLongue = 'k'.repeat(129);
     expect(holdsPrivateKey(avec(tropLongue), { accessKeyHash: hashAccessKey(tropLongue) } as DemandeRow)).toBe(false);
+  });
+
+  it('remembers a key that matched only as its hash: a new key for the request, or another request, is not opened by it', () => {
+    const cle = newAccessKey();
+    const demande = { accessKeyHash: hashAccessKey(cle) } as DemandeRow;
+    expect(holdsPrivateKey(avec(cle), demande)).toBe(true);
+    expect(holdsPrivateKey(avec(cle), demande)).toBe(true);
+    // « Renvoyer le lien »: the request now stores a new key's hash.
+    const renvoyee = { accessKeyHash: hashAccessKey(newAccessKey()) } as DemandeRow;
+    expect(holdsPrivateKey(avec(cle), renvoyee)).toBe(false);
+    expect(holdsPrivateKey(avec(cle), row)).toBe(false);
+    expect(holdsPrivateKey(avec(key), row)).toBe(true);
+  });
+
+  it('keeps answering right past the number of keys it remembers', () => {
+    const cles = Array.from({ length: CLES_RETENUES + 2 }, (_, i) => `cle-${i}`);
+    for (const cle of cles) expect(holdsPrivateKey(avec(cle), { accessKeyHash: hashAccessKey(cle) } as DemandeRow)).toBe(true);
+    for (const cle of [cles[0]!, cles.at(-1)!]) {
+      expect(holdsPrivateKey(avec(cle), { accessKeyHash: hashAccessKey(cle) } as DemandeRow)).toBe(true);
+      expect(holdsPrivateKey(avec(cle), row)).toBe(false);
+    }
   });
 
   it('answers false, without throwing, when the stored hash is not a SHA-256', () => {

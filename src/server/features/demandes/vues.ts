@@ -35,7 +35,9 @@ export function documentInfo(numeroUnique: string, row: DocumentVueRow): Documen
 }
 
 export function groupDocuments(numeroUnique: string, rows: readonly DocumentVueRow[]): DocumentsParCategorie {
-  const map = Object.fromEntries(CATEGORIE_VALUES.map((c) => [c, [] as DocumentInfo[]])) as DocumentsParCategorie;
+  // A loop rather than Object.fromEntries of pairs: the full view's every answer builds it (~1 µs less, issue 11).
+  const map = {} as DocumentsParCategorie;
+  for (const c of CATEGORIE_VALUES) map[c] = [];
   for (const row of rows) map[row.category as Categorie]?.push(documentInfo(numeroUnique, row));
   return map;
 }
