@@ -483,6 +483,8 @@ async function main(): Promise<void> {
       ['managers: middle page', `page=${Math.ceil(total / 100)}`],
       ['managers: one letter « a »', 'q=a'],
       ['managers: one letter « a », sort etat', 'q=a&tri=etat&ordre=asc'],
+      ['managers: one rarer letter « k »', 'q=k'],
+      ['managers: one rarer letter « w »', 'q=w'],
       ['managers: common name « martin »', 'q=martin'],
       ['managers: common word « lampadaire »', 'q=lampadaire'],
       ['managers: « lampadaire » sort misAJourLe', 'q=lampadaire&tri=misAJourLe'],

@@ -268,8 +268,8 @@ describe('the list finds what every row would show, by index', () => {
     expect(await lues.rare('k')).toBe(true);
     now += 10 * 60_000;
     expect(await lues.rare('k')).toBe(false);
+    // The absence of statistics is not kept: read again at once, once the table is analysed.
     await sql`analyze housing_requests`.execute(ctx.app.deps.db);
-    now += 10 * 60_000;
     expect(await lues.rare('k')).toBe(true);
   });
 

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pointA } from '../src/domain/geometrie.js';
 import {
@@ -244,6 +245,22 @@ describe('the managers’ list: search', () => {
     const dedans = await signaler({ titre: 'Borne vwa tordue' });
     expect((await numerosDe('q=vw&parPage=200')).sort()).toEqual([bout.numero, dedans.numero].sort());
     expect(await numerosDe(`q=${encodeURIComponent('vw tordue')}&parPage=200`)).toEqual([dedans.numero]);
+  });
+
+  it('finds one letter as LIKE on every text would, a rare one by the index of characters on PostgreSQL, a letter alone between spaces included', async () => {
+    // « ø », in these two reports only: rare (PostgreSQL reads it from the index); « w » and « k » are in others too.
+    const seul = await signaler({ titre: 'Borne ø w renversée' });
+    const dedans = await signaler({ titre: 'Kiwi écrasé chez Søren' });
+    for (let i = 0; i < 10; i += 1) await signaler({ titre: `Nid de poule numéro ${i}` });
+    // PostgreSQL: the statistics autovacuum would keep, from which a rare letter is searched by its index (migration 0037).
+    if (ctx.app.deps.dbKind === 'postgres') await sql`analyze signalements`.execute(ctx.app.deps.db);
+    const lisant = async (lettre: string) =>
+      (await ctx.app.deps.db.selectFrom('signalements').select('numero').where(sql<boolean>`recherche like ${`%${lettre}%`}`).execute()).map((r) => r.numero).sort();
+    expect(await lisant('ø')).toEqual([seul.numero, dedans.numero].sort());
+    for (const q of ['ø', 'w', 'k', 'a', 'ø w', 'ø kiwi', 'w k']) {
+      const attendu = (await Promise.all(q.split(' ').map(lisant))).reduce((a, b) => a.filter((n) => b.includes(n)));
+      expect((await numerosDe(`q=${encodeURIComponent(q)}&parPage=200`)).sort(), q).toEqual(attendu);
+    }
   });
 
   it('finds the new report, and a report by its new text after an erasure written elsewhere (no stale address left in the search)', async () => {

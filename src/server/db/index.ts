@@ -41,6 +41,7 @@ import * as m0033 from './migrations/0033_etiquettes_nom_cle.js';
 import * as m0034 from './migrations/0034_annulation_dates.js';
 import * as m0035 from './migrations/0035_mail_outbox_destinataire.js';
 import * as m0036 from './migrations/0036_recherche_lettres.js';
+import * as m0037 from './migrations/0037_signalements_recherche_lettres.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -174,6 +175,7 @@ const migrations: Record<string, Migration> = {
   '0034_annulation_dates': m0034,
   '0035_mail_outbox_destinataire': m0035,
   '0036_recherche_lettres': m0036,
+  '0037_signalements_recherche_lettres': m0037,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

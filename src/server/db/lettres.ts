@@ -17,7 +17,7 @@ const DUREE_MS = 10 * 60_000;
  * PostgreSQL: how many texts hold each character, from the statistics ANALYZE keeps for a GIN index of the texts'
  * characters (`pg_stats.most_common_elems` of the index's expression). A character that ANALYZE did not list is
  * rarer than every one it did. Without statistics (a table never analysed, a role that may not read them) nothing
- * is rare: the search keeps LIKE, as before the index.
+ * is rare: the search keeps LIKE, as before the index, and asks again at its next search (~1 ms).
  */
 export class FrequencesLettres {
   private lues: { le: number; frequences: Promise<Map<string, number> | null> } | undefined;
@@ -38,11 +38,18 @@ export class FrequencesLettres {
   private frequences(): Promise<Map<string, number> | null> {
     const now = this.maintenant();
     if (this.lues && now - this.lues.le < DUREE_MS) return this.lues.frequences;
-    const frequences = this.lire().catch(() => {
-      // Read again at the next search rather than after DUREE_MS.
-      this.lues = undefined;
-      return null;
-    });
+    // No statistics yet (or none readable): read again at the next search rather than after DUREE_MS, so that the
+    // index serves as soon as the table is analysed.
+    const frequences = this.lire().then(
+      (lues) => {
+        if (lues === null && this.lues?.frequences === frequences) this.lues = undefined;
+        return lues;
+      },
+      () => {
+        if (this.lues?.frequences === frequences) this.lues = undefined;
+        return null;
+      },
+    );
     this.lues = { le: now, frequences };
     return frequences;
   }

@@ -15,6 +15,7 @@ import {
   type TriSignalements,
 } from '../../../domain/signalements.js';
 import type { Db, DbKind } from '../../db/index.js';
+import { FrequencesLettres } from '../../db/lettres.js';
 import { PairesFts, phrase, type Paire } from '../../db/paires.js';
 import type { Database, SignalementCategorieRow, SignalementMiseAJourRow, SignalementRow } from '../../db/schema.js';
 
@@ -84,10 +85,13 @@ export class GestionSignalementsRepository {
     private readonly kind: DbKind,
   ) {
     this.paires = new PairesFts(db, { fts: 'signalements_recherche', table: 'signalements', colonne: 'recherche' });
+    this.lettres = kind === 'postgres' ? new FrequencesLettres(db, 'signalements_recherche_chars_idx') : null;
   }
 
   /** SQLite: the search's words of two letters (PairesFts). */
   private readonly paires: PairesFts;
+  /** PostgreSQL: how many texts hold each character (migration 0037), to search a rare letter by its index. */
+  private readonly lettres: FrequencesLettres | null;
 
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -106,6 +110,7 @@ export class GestionSignalementsRepository {
     q: ListeGestionSignalementsQuery,
     lecture: Lecture,
     paires: ReadonlyMap<string, Paire>,
+    lettresRares: ReadonlySet<string>,
   ): SelectQueryBuilder<Database, 'signalements', O> {
     const sqlite = this.kind === 'sqlite';
     const tri = q.tri;
@@ -138,12 +143,15 @@ export class GestionSignalementsRepository {
       return out;
     }
     if (!sqlite) {
-      // PostgreSQL: LIKE, which pg_trgm's index serves; the words of two letters, when no longer word narrows the
-      // rows, through migration 0029's index of pairs (with a longer word, in one bitmap with pg_trgm's, the pairs
-      // would be computed again on every candidate row).
-      const paires2 = mots.every((m) => [...m].length < 3) ? mots.filter((m) => [...m].length === 2) : [];
+      // PostgreSQL: LIKE, which pg_trgm's index serves; the words of two letters and the rare letters, when no longer
+      // word narrows the rows, through the indexes of pairs (migration 0029) and of characters (migration 0037)
+      // (with a longer word, in one bitmap with pg_trgm's, the functions would be computed again on every candidate row).
+      const courts = mots.every((m) => [...m].length < 3);
+      const paires2 = courts ? mots.filter((m) => [...m].length === 2) : [];
+      const lettres1 = courts ? mots.filter((m) => lettresRares.has(m)) : [];
       if (paires2.length > 0) out = out.where(sql<boolean>`search_bigrams(recherche) @> ${sql`array[${sql.join(paires2)}]::text[]`}`);
-      for (const mot of mots.filter((m) => !paires2.includes(m))) out = out.where(like(mot));
+      if (lettres1.length > 0) out = out.where(sql<boolean>`search_chars(recherche) @> ${sql`array[${sql.join(lettres1)}]::text[]`}`);
+      for (const mot of mots.filter((m) => !paires2.includes(m) && !lettres1.includes(m))) out = out.where(like(mot));
       return out;
     }
     // SQLite: the words of 3 letters or more together through the trigram index (a quoted phrase matches anywhere,
@@ -164,7 +172,7 @@ export class GestionSignalementsRepository {
   }
 
   /** The list's total: exact for the whole list, else counted up to TOTAL_GESTION_SIGNALEMENTS_BORNE + 1 matches. */
-  async compter(q: ListeGestionSignalementsQuery, paires: ReadonlyMap<string, Paire>, db: Db = this.db): Promise<{ total: number; exact: boolean }> {
+  async compter(q: ListeGestionSignalementsQuery, paires: ReadonlyMap<string, Paire>, lettresRares: ReadonlySet<string>, db: Db = this.db): Promise<{ total: number; exact: boolean }> {
     if (!GestionSignalementsRepository.restreinte(q)) {
       // PostgreSQL reads a table to count it: the number is kept in signalements_total (migration 0020). SQLite
       // counts from its smallest index.
@@ -180,7 +188,7 @@ export class GestionSignalementsRepository {
       this.kind === 'sqlite' && seule
         ? // SQLite, a search and nothing else: counted in the trigram index alone, which stops at the bound.
           sql`select rowid from signalements_recherche where signalements_recherche match ${GestionSignalementsRepository.phrases(mots)} limit ${TOTAL_GESTION_SIGNALEMENTS_BORNE + 1}`
-        : this.filtrer(db.selectFrom('signalements').select(sql`1`.as('un')), q, 'peu', paires).limit(TOTAL_GESTION_SIGNALEMENTS_BORNE + 1);
+        : this.filtrer(db.selectFrom('signalements').select(sql`1`.as('un')), q, 'peu', paires, lettresRares).limit(TOTAL_GESTION_SIGNALEMENTS_BORNE + 1);
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from (${borne}) as m`.execute(db);
     const n = Number(rows[0]!.n);
     return n > TOTAL_GESTION_SIGNALEMENTS_BORNE ? { total: TOTAL_GESTION_SIGNALEMENTS_BORNE, exact: false } : { total: n, exact: true };
@@ -201,6 +209,14 @@ export class GestionSignalementsRepository {
     return paires;
   }
 
+  /** PostgreSQL: the search's letters that few reports hold (FrequencesLettres); empty on SQLite. */
+  private async lettresRaresDe(q: ListeGestionSignalementsQuery): Promise<Set<string>> {
+    const rares = new Set<string>();
+    if (!this.lettres) return rares;
+    for (const mot of motsDeRecherche(q.q)) if ([...mot].length === 1 && (await this.lettres.rare(mot))) rares.add(mot);
+    return rares;
+  }
+
   /**
    * One page of the managers' list and its total. Deep pages of an exactly counted list are read from the other
    * end; past the bound the last page is unknown (pages go forward one at a time; a page past the end is empty).
@@ -212,10 +228,11 @@ export class GestionSignalementsRepository {
   async page(q: ListeGestionSignalementsQuery): Promise<{ rows: (LigneGestionRow & { doublonDeNumero: string | null })[]; total: number; exact: boolean }> {
     const trigrammes = motsDeRecherche(q.q).some((m) => [...m].length >= 3);
     const paires = await this.pairesDe(q);
+    const lettresRares = await this.lettresRaresDe(q);
     // A word that no report holds: nothing to read.
     if ([...paires.values()].some((p) => p.par === 'aucune')) return { rows: [], total: 0, exact: true };
     const lire = async (db: Db, avantUnParcours?: () => Promise<unknown>) => {
-      const { total, exact } = await this.compter(q, paires, db);
+      const { total, exact } = await this.compter(q, paires, lettresRares, db);
       const offset = (q.page - 1) * q.parPage;
       if (exact && offset >= total) return { lues: [], total, exact };
       const lecture: Lecture = !exact ? 'parcours' : GestionSignalementsRepository.restreinte(q) ? 'peu' : 'tout';
@@ -223,7 +240,7 @@ export class GestionSignalementsRepository {
       const depuisLaFin = exact && offset > total / 2;
       const ordre = depuisLaFin ? (q.ordre === 'asc' ? 'desc' : 'asc') : q.ordre;
       const limite = depuisLaFin ? Math.min(q.parPage, total - offset) : q.parPage;
-      let query = this.filtrer(db.selectFrom('signalements').select([...COLONNES_LIGNE]), q, lecture, paires);
+      let query = this.filtrer(db.selectFrom('signalements').select([...COLONNES_LIGNE]), q, lecture, paires, lettresRares);
       // SQLite: an equality filter whose index of migration 0019/0020 also holds this order (category or state, then
       // the date) gives the page from that index, the search checked on its entries by rowid.
       const ordonneParLeFiltre = this.kind === 'sqlite' && ((q.tri === 'creeLe' && (q.categorie || q.etat)) || (q.tri === 'categorie' && q.categorie) || (q.tri === 'etat' && q.etat));
