@@ -24,6 +24,9 @@ const SPECIALES: [numero: string, fin: string][] = [
   ['013900000004', ' wq'], // "wq" at the end and nowhere else
   ['013900000005', " l'ky9"], // "ky" inside
   ['013900000006', ' w 7'], // "w" alone between spaces: in no pair of characters (PostgreSQL finds it by its characters)
+  ['013900000007', ' søren'], // "ø", which no generated text holds, inside a word: a trigram "øre" holds it
+  ['013900000008', ' øx'], // "ø" second to last: in no trigram (SQLite: the index of the last two characters)
+  ['013900000009', ' xø'], // "ø" last (SQLite: the index of the last character, migration 0038)
 ];
 
 function rows(): NewDemande[] {
@@ -126,6 +129,13 @@ describe('the list finds what every row would show, by index', () => {
     expect((await list('q=ky')).json().data.map((d: { numeroUnique: string }) => d.numeroUnique)).toEqual(['013900000005']);
     // A pair that no text holds: nothing, counted exactly.
     expect((await list('q=zz')).json()).toEqual({ data: [], total: 0, totalExact: true });
+    // A letter that few texts hold, inside a word, second to last and last in a text; one that none holds.
+    expect((await list(`q=${encodeURIComponent('ø')}`)).json().data.map((d: { numeroUnique: string }) => d.numeroUnique).sort()).toEqual([
+      '013900000007',
+      '013900000008',
+      '013900000009',
+    ]);
+    expect((await list(`q=${encodeURIComponent('ß')}`)).json()).toEqual({ data: [], total: 0, totalExact: true });
   });
 
   it.each([
@@ -146,6 +156,10 @@ describe('the list finds what every row would show, by index', () => {
     'w',
     'q',
     'z',
+    'ø',
+    'ø w',
+    'ø søren',
+    'ß',
     'k w',
     'w zq',
     'k a',
@@ -229,6 +243,20 @@ describe('the list finds what every row would show, by index', () => {
       'SEARCH housing_requests USING COVERING INDEX housing_requests_statut_effacee_idx (statut_de_la_demande=? AND effacee_le=?)',
       'SCAN m',
     ]);
+  });
+
+  it('SQLite: collects a rare letter’s keys by the trigram index and the indexes of the texts’ ends, reading no row (migration 0038)', async () => {
+    const n = natif(ctx.app.deps.db);
+    if (n?.kind !== 'sqlite') return;
+    const sources = await instructionsLues(n.sqlite, async () => {
+      expect((await list(`q=${encodeURIComponent('ø')}`)).json()).toMatchObject({ total: 3, totalExact: true });
+    });
+    const cles = sources.find((s) => s.includes('json_group_array(k) as keys from'));
+    expect(cles).toContain('substr(search_text, -1) = ?');
+    expect(cles).not.toContain('like');
+    const plan = planSqlite(n.sqlite, cles!);
+    expect(plan.filter((etape) => /^SCAN housing_requests\b/u.test(etape))).toEqual([]);
+    expect(plan.join(' | ')).toContain('housing_requests_fin1_recherche_idx');
   });
 
   it('SQLite: pages a status past the bound, sorted by date, from the index of statuses and dates (migration 0031)', async () => {

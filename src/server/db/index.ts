@@ -42,6 +42,7 @@ import * as m0034 from './migrations/0034_annulation_dates.js';
 import * as m0035 from './migrations/0035_mail_outbox_destinataire.js';
 import * as m0036 from './migrations/0036_recherche_lettres.js';
 import * as m0037 from './migrations/0037_signalements_recherche_lettres.js';
+import * as m0038 from './migrations/0038_fins_de_recherche_lettre.js';
 import { durableApresCommit } from './durable.js';
 import type { LecturesGroupees } from './lectures-groupees.js';
 import { dialecteTemoin } from './pannes.js';
@@ -176,6 +177,7 @@ const migrations: Record<string, Migration> = {
   '0035_mail_outbox_destinataire': m0035,
   '0036_recherche_lettres': m0036,
   '0037_signalements_recherche_lettres': m0037,
+  '0038_fins_de_recherche_lettre': m0038,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -6,13 +6,18 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
  */
 export const PAIRE_FREQUENTE = 20_000;
 
+/** SQLite: from this share of the texts holding it, a word of one letter is matched by LIKE (PairesFts.lettre). */
+export const LETTRE_FREQUENTE = 0.05;
+/** How many texts PairesFts.lettre reads to tell a common letter. */
+const ECHANTILLON_LETTRE = 1_000;
+
 /** A word (or a trigram) as an FTS5 phrase: quoted, its quotes doubled. */
 export function phrase(w: string): string {
   return `"${w.replace(/"/gu, '""')}"`;
 }
 
 /**
- * How SQLite finds the rows whose text holds a word of two letters without reading every row:
+ * How SQLite finds the rows whose text holds a word of one or two letters without reading every row:
  * - `aucune`: no text holds it;
  * - `fts`: the OR of the trigrams that start with it (`ou`), to join the FTS5 query;
  * - `fin`: only as the last two characters of some texts (the index of the texts' ends);
@@ -37,9 +42,15 @@ export class PairesFts {
     private readonly noms: { fts: string; table: string; colonne: string },
   ) {}
 
-  /** `substr(colonne, -2) = w`, written as the index's expression so that SQLite knows the index applies. */
+  /**
+   * The texts that hold `w` in their last two characters, where no trigram starts with it, written as the indexes'
+   * expressions so that SQLite knows they apply: a pair, `substr(colonne, -2) = w`; a letter, the texts whose last two
+   * characters start with it (a range of migration 0026's index) or whose last one is it (migration 0038's).
+   */
   fin(w: string) {
-    return sql<boolean>`substr(${sql.raw(this.noms.colonne)}, -2) = ${w}`;
+    const colonne = sql.raw(this.noms.colonne);
+    if ([...w].length > 1) return sql<boolean>`substr(${colonne}, -2) = ${w}`;
+    return sql<boolean>`(substr(${colonne}, -2) >= ${w} and substr(${colonne}, -2) < ${`${w}\u{10FFFF}`} or substr(${colonne}, -1) = ${w})`;
   }
 
   /** The rows whose text the FTS5 query `fts` matches, by rowid. */
@@ -64,6 +75,21 @@ export class PairesFts {
       case 'fts-ou-fin':
         return { condition: sql<boolean>`(${this.match(paire.ou)} or ${this.fin(w)})` };
     }
+  }
+
+  /**
+   * A word of one letter: LIKE when one text in five or more holds it (in the table's first 1,000 texts: LIKE then
+   * meets the count's 1,001 matches within ~5,000 rows), else as a pair is found: the trigrams that start with it,
+   * or a text's last two characters (`fin`). Reading the vocabulary for a common letter would read the lists of
+   * most of the index.
+   */
+  async lettre(l: string): Promise<Paire> {
+    const table = sql.raw(this.noms.table);
+    const { rows } = await sql<{ n: number; avec: number | null }>`select count(*) as n, sum(instr(t, ${l}) > 0) as avec
+      from (select ${sql.raw(this.noms.colonne)} as t from ${table} limit ${ECHANTILLON_LETTRE})`.execute(this.db);
+    const { n, avec } = rows[0] ?? { n: 0, avec: 0 };
+    if (n > 0 && (avec ?? 0) / n >= LETTRE_FREQUENTE) return { par: 'like' };
+    return this.paire(l);
   }
 
   async paire(w: string): Promise<Paire> {

@@ -555,13 +555,15 @@ export class DemandesRepository {
 
   /**
    * The search as the query that collects the matches' keys writes it (docs/decisions/0021): every word by an
-   * index, the words of two letters included; one letter stays LIKE (it matches most rows: the scan stops early).
+   * index, the words of one and two letters included; a letter that many texts hold stays LIKE (the scan meets its
+   * matches early).
    * SQLite: a word of two letters is in the trigrams that start with it ("zq?": FTS5's vocabulary lists them),
    * except at the very end of a text (migration 0026's index of the last two characters). When no text ends with
    * it, the word joins the FTS5 query as the OR of those trigrams; when some do, it is that OR or that ending,
    * or LIKE when the word is common (its trigrams in more than PAIRE_FREQUENTE rows: LIKE finds 1,001 of them
    * by reading a few thousand rows, while the OR would be read whole). No trigram and no ending: nothing matches.
-   * PostgreSQL: migration 0026's index of the texts' pairs of characters.
+   * A letter likewise (PairesFts.lettre: the texts ending with it, migration 0038), unless one text in five holds it.
+   * PostgreSQL: migration 0026's index of the texts' pairs of characters, 0036's of their characters.
    */
   private async collecte(q: ListeFiltre): Promise<Collecte> {
     const words = q.q ? foldWords(q.q) : [];
@@ -586,10 +588,9 @@ export class DemandesRepository {
       };
     }
     const groupes = words.filter((w) => length(w) >= 3).map(motFts);
-    const conditions = words.filter((w) => length(w) === 1).map(like);
-    const paires = words.filter((w) => length(w) === 2);
-    for (const w of paires) {
-      const ecrit = this.paires.ecrire(w, await this.paires.paire(w), like);
+    const conditions: RawBuilder<boolean>[] = [];
+    for (const w of words.filter((m) => length(m) < 3)) {
+      const ecrit = this.paires.ecrire(w, await (length(w) === 1 ? this.paires.lettre(w) : this.paires.paire(w)), like);
       if (!ecrit) return { fts: null, conditions: [], vide: true };
       if ('groupe' in ecrit) groupes.push(ecrit.groupe);
       else conditions.push(ecrit.condition);

@@ -155,13 +155,13 @@ export class GestionSignalementsRepository {
       return out;
     }
     // SQLite: the words of 3 letters or more together through the trigram index (a quoted phrase matches anywhere,
-    // like LIKE '%…%'), with the words of two letters that its vocabulary alone holds (PairesFts); the others as
-    // their Paire says; one letter by LIKE.
+    // like LIKE '%…%'), with the words of one or two letters that its vocabulary alone holds (PairesFts); the others
+    // as their Paire says (a common letter by LIKE).
     const groupes = mots.filter((m) => [...m].length >= 3).map(phrase);
     for (const mot of mots) {
       const longueur = [...mot].length;
       if (longueur >= 3) continue;
-      const paire = longueur === 2 ? paires.get(mot) : undefined;
+      const paire = paires.get(mot);
       // 'aucune' (null): page() answers before any query.
       const ecrit = paire ? this.paires.ecrire(mot, paire, like) : { condition: like(mot) };
       if (ecrit && 'groupe' in ecrit) groupes.push(ecrit.groupe);
@@ -199,12 +199,13 @@ export class GestionSignalementsRepository {
     return mots.map(phrase).join(' AND ');
   }
 
-  /** SQLite: how each word of two letters of the search is found (PairesFts); empty on PostgreSQL. */
+  /** SQLite: how each word of one or two letters of the search is found (PairesFts); empty on PostgreSQL. */
   private async pairesDe(q: ListeGestionSignalementsQuery): Promise<Map<string, Paire>> {
     const paires = new Map<string, Paire>();
     if (this.kind !== 'sqlite') return paires;
     for (const mot of motsDeRecherche(q.q)) {
-      if ([...mot].length === 2 && !paires.has(mot)) paires.set(mot, await this.paires.paire(mot));
+      const longueur = [...mot].length;
+      if (longueur < 3 && !paires.has(mot)) paires.set(mot, await (longueur === 1 ? this.paires.lettre(mot) : this.paires.paire(mot)));
     }
     return paires;
   }
