@@ -8,7 +8,7 @@ import { generatedRequest } from '../bench/seed.js';
 import { TOTAL_BORNE } from '../src/domain/demande.js';
 import { statutRang } from '../src/domain/statut.js';
 import { natif, type Db } from '../src/server/db/index.js';
-import { FrequencesLettres } from '../src/server/db/lettres.js';
+import { FrequencesLettres, PartsEchantillon } from '../src/server/db/lettres.js';
 import type { NewDemande } from '../src/server/db/schema.js';
 import { createAccount, createTestApp, instructionsLues, planSqlite, type TestContext } from './helpers.js';
 
@@ -299,6 +299,13 @@ describe('the list finds what every row would show, by index', () => {
     // The absence of statistics is not kept: read again at once, once the table is analysed.
     await sql`analyze housing_requests`.execute(ctx.app.deps.db);
     expect(await lues.rare('k')).toBe(true);
+  });
+
+  it('PostgreSQL: tells a common word of two letters from a rare one by the share of the first texts that hold it', async () => {
+    if (ctx.app.deps.dbKind !== 'postgres') return;
+    const parts = new PartsEchantillon(ctx.app.deps.db, { table: 'housing_requests', colonne: 'search_text' });
+    // « ma » (« marie », « martin », « madame »…) in many generated texts; « zq » in two of 1,209; LIKE's signs are text.
+    expect([await parts.commun('ma'), await parts.commun('zq'), await parts.commun('%_')]).toEqual([true, false, false]);
   });
 
   it('has more than TOTAL_BORNE requests ending their validity within the month (the bound is crossed above)', async () => {

@@ -62,3 +62,51 @@ export class FrequencesLettres {
     return new Map(elems.map((e, i) => [e, Number(freqs[i])]));
   }
 }
+
+/** How many texts `PartsEchantillon` reads. */
+const ECHANTILLON = 1_000;
+/** How many words `PartsEchantillon` remembers; past it, it starts again empty. */
+const MOTS_RETENUS = 1_000;
+
+/**
+ * PostgreSQL: the share of texts that hold a short word, read in the table's first 1,000 texts (~1 ms) and kept ten
+ * minutes. For the words of two letters, whose index (migration 0026) keeps no statistics: one that many texts hold
+ * is found sooner by LIKE, which meets its matches within the first rows, than by the index's bitmap of every row
+ * holding it (« ma » at 100,000 requests: 2.6 ms against 12.6).
+ */
+export class PartsEchantillon {
+  private readonly parts = new Map<string, { le: number; part: Promise<number> }>();
+
+  constructor(
+    private readonly db: Db,
+    /** The table and its text column: constants of the code. */
+    private readonly noms: { table: string; colonne: string },
+    private readonly maintenant: () => number = Date.now,
+  ) {}
+
+  /** Whether one text in five or more holds `mot` (LETTRE_RARE's share). */
+  async commun(mot: string): Promise<boolean> {
+    return (await this.part(mot)) >= LETTRE_RARE;
+  }
+
+  private part(mot: string): Promise<number> {
+    const now = this.maintenant();
+    const lue = this.parts.get(mot);
+    if (lue && now - lue.le < DUREE_MS) return lue.part;
+    if (this.parts.size >= MOTS_RETENUS) this.parts.clear();
+    const motif = `%${mot.replace(/[\\%_]/gu, (c) => `\\${c}`)}%`;
+    const part = sql<{ n: number | string; avec: number | string }>`select count(*) as n, count(*) filter (where t like ${motif} escape '\\') as avec
+        from (select ${sql.raw(this.noms.colonne)} as t from ${sql.raw(this.noms.table)} limit ${ECHANTILLON}) as e`
+      .execute(this.db)
+      .then(({ rows }) => {
+        const n = Number(rows[0]?.n ?? 0);
+        return n > 0 ? Number(rows[0]!.avec) / n : 0;
+      })
+      .catch(() => {
+        this.parts.delete(mot);
+        return 0;
+      });
+    this.parts.set(mot, { le: now, part });
+    return part;
+  }
+}

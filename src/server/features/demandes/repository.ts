@@ -19,7 +19,7 @@ import { BIENTOT_JOURS, estCloturee, STATUTS_CLOTURES } from '../../../domain/cy
 import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from '../../../domain/statut.js';
 import type { Db, DbKind } from '../../db/index.js';
 import { IndexFtsDiffere } from '../../db/fts-differe.js';
-import { FrequencesLettres } from '../../db/lettres.js';
+import { FrequencesLettres, PartsEchantillon } from '../../db/lettres.js';
 import { PairesFts, phrase } from '../../db/paires.js';
 import { dialecte, Gabarit } from '../../db/gabarit.js';
 import { inserer } from '../../db/insertion.js';
@@ -201,6 +201,7 @@ export class DemandesRepository {
   ) {
     this.paires = new PairesFts(db, INDEX_RECHERCHE);
     this.lettres = kind === 'postgres' ? new FrequencesLettres(db, 'housing_requests_search_chars_idx') : null;
+    this.pairesCommunes = kind === 'postgres' ? new PartsEchantillon(db, { table: 'housing_requests', colonne: 'search_text' }) : null;
     this.index = kind === 'sqlite' ? IndexFtsDiffere.pour(db, { ...INDEX_RECHERCHE, attente: 'housing_search_pending' }) : null;
   }
 
@@ -208,6 +209,8 @@ export class DemandesRepository {
   private readonly paires: PairesFts;
   /** PostgreSQL: how many texts hold each character (migration 0036), to search a rare letter by its index. */
   private readonly lettres: FrequencesLettres | null;
+  /** PostgreSQL: how many texts hold a word of two letters, to search a common one by LIKE. */
+  private readonly pairesCommunes: PartsEchantillon | null;
   /** SQLite: the trigram index, brought up to date after the writes' transactions (docs/decisions/0024). */
   private readonly index: IndexFtsDiffere | null;
 
@@ -572,11 +575,14 @@ export class DemandesRepository {
     if (this.kind !== 'sqlite') {
       // The pairs and the rare letters only when no longer word narrows the rows: in one bitmap with pg_trgm's (which
       // PostgreSQL rechecks on each row), `search_bigrams` would be computed again for every candidate row (~0.1 ms
-      // each), and `search_chars` likewise. A common letter stays LIKE: it meets its matches within the first rows.
+      // each), and `search_chars` likewise. A common letter or pair stays LIKE: it meets its matches within the first rows.
       const courts = words.some((w) => length(w) >= 3) ? [] : words;
-      const paires = courts.filter((w) => length(w) === 2);
+      const paires: string[] = [];
       const lettres: string[] = [];
-      for (const w of courts) if (length(w) === 1 && (await this.lettres?.rare(w))) lettres.push(w);
+      for (const w of courts) {
+        if (length(w) === 2 && !(await this.pairesCommunes?.commun(w))) paires.push(w);
+        else if (length(w) === 1 && (await this.lettres?.rare(w))) lettres.push(w);
+      }
       return {
         fts: null,
         conditions: [
