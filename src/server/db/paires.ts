@@ -8,12 +8,36 @@ export const PAIRE_FREQUENTE = 20_000;
 
 /** SQLite: from this share of the texts holding it, a word of one letter is matched by LIKE (PairesFts.lettre). */
 export const LETTRE_FREQUENTE = 0.05;
-/** How many texts PairesFts.lettre reads to tell a common letter. */
-const ECHANTILLON_LETTRE = 1_000;
 
 /** A word (or a trigram) as an FTS5 phrase: quoted, its quotes doubled. */
 export function phrase(w: string): string {
   return `"${w.replace(/"/gu, '""')}"`;
+}
+
+/** A word as LIKE reads it literally (with `escape '\\'`): its backslashes, `%` and `_` escaped. */
+export function echapperLike(mot: string): string {
+  return mot.replace(/[\\%_]/gu, (c) => `\\${c}`);
+}
+
+/** How many texts `partDesTextes` reads. */
+const ECHANTILLON = 1_000;
+
+/**
+ * The share of the table's first 1,000 texts (its oldest) that hold `mot` (~1 ms), to tell a common short word from a
+ * rare one. SQLite and PostgreSQL alike.
+ */
+export async function partDesTextes(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  /** The table and its text column: constants of the code. */
+  noms: { table: string; colonne: string },
+  mot: string,
+): Promise<number> {
+  const { rows } = await sql<{ n: number | string; avec: number | string | null }>`select count(*) as n,
+      sum(case when t like ${`%${echapperLike(mot)}%`} escape '\\' then 1 else 0 end) as avec
+      from (select ${sql.raw(noms.colonne)} as t from ${sql.raw(noms.table)} limit ${ECHANTILLON}) as e`.execute(db);
+  const n = Number(rows[0]?.n ?? 0);
+  return n > 0 ? Number(rows[0]!.avec ?? 0) / n : 0;
 }
 
 /**
@@ -78,17 +102,13 @@ export class PairesFts {
   }
 
   /**
-   * A word of one letter: LIKE when one text in five or more holds it (in the table's first 1,000 texts: LIKE then
-   * meets the count's 1,001 matches within ~5,000 rows), else as a pair is found: the trigrams that start with it,
-   * or a text's last two characters (`fin`). Reading the vocabulary for a common letter would read the lists of
-   * most of the index.
+   * A word of one letter: LIKE when one text in twenty or more holds it (`LETTRE_FREQUENTE`, in the table's first
+   * 1,000 texts: LIKE then meets the count's 1,001 matches within ~20,000 rows), else as a pair is found: the trigrams
+   * that start with it, or a text's last two characters (`fin`). Reading the vocabulary for a common letter would read
+   * the lists of most of the index.
    */
   async lettre(l: string): Promise<Paire> {
-    const table = sql.raw(this.noms.table);
-    const { rows } = await sql<{ n: number; avec: number | null }>`select count(*) as n, sum(instr(t, ${l}) > 0) as avec
-      from (select ${sql.raw(this.noms.colonne)} as t from ${table} limit ${ECHANTILLON_LETTRE})`.execute(this.db);
-    const { n, avec } = rows[0] ?? { n: 0, avec: 0 };
-    if (n > 0 && (avec ?? 0) / n >= LETTRE_FREQUENTE) return { par: 'like' };
+    if ((await partDesTextes(this.db, this.noms, l)) >= LETTRE_FREQUENTE) return { par: 'like' };
     return this.paire(l);
   }
 

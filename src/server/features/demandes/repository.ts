@@ -20,7 +20,7 @@ import { STATUT_INITIAL, STATUT_RADIEE, STATUTS, statutRang, type Statut } from 
 import type { Db, DbKind } from '../../db/index.js';
 import { IndexFtsDiffere } from '../../db/fts-differe.js';
 import { FrequencesLettres, PartsEchantillon } from '../../db/lettres.js';
-import { PairesFts, phrase } from '../../db/paires.js';
+import { echapperLike, PairesFts, phrase } from '../../db/paires.js';
 import { dialecte, Gabarit } from '../../db/gabarit.js';
 import { inserer } from '../../db/insertion.js';
 import { RequetePreparee } from '../../db/preparee.js';
@@ -57,10 +57,6 @@ function sansActeur(de: string | null, vers: string): string {
   return 'Le demandeur (lien privé)';
 }
 
-function escapeLike(term: string): string {
-  return term.replace(/[\\%_]/gu, (c) => `\\${c}`);
-}
-
 function foldWords(q: string): string[] {
   return foldForSearch(q).split(/\s+/u).filter(Boolean).slice(0, 8);
 }
@@ -83,7 +79,7 @@ function motFts(w: string): string {
 
 /** A word as LIKE matches it: anywhere in the search text, in either of its forms. */
 function motLike(w: string): RawBuilder<boolean> {
-  const like = (f: string) => sql<boolean>`search_text like ${`%${escapeLike(f)}%`} escape '\\'`;
+  const like = (f: string) => sql<boolean>`search_text like ${`%${echapperLike(f)}%`} escape '\\'`;
   const formes = variantes(w);
   return formes.length > 1 ? sql<boolean>`(${sql.join(formes.map(like), sql` or `)})` : like(w);
 }
@@ -570,7 +566,7 @@ export class DemandesRepository {
    */
   private async collecte(q: ListeFiltre): Promise<Collecte> {
     const words = q.q ? foldWords(q.q) : [];
-    const like = (w: string) => sql<boolean>`search_text like ${`%${escapeLike(w)}%`} escape '\\'`;
+    const like = (w: string) => sql<boolean>`search_text like ${`%${echapperLike(w)}%`} escape '\\'`;
     const length = (w: string) => [...w].length;
     if (this.kind !== 'sqlite') {
       // The pairs and the rare letters only when no longer word narrows the rows: in one bitmap with pg_trgm's (which

@@ -16,7 +16,7 @@ import {
 } from '../../../domain/signalements.js';
 import type { Db, DbKind } from '../../db/index.js';
 import { FrequencesLettres } from '../../db/lettres.js';
-import { PairesFts, phrase, type Paire } from '../../db/paires.js';
+import { echapperLike, PairesFts, phrase, type Paire } from '../../db/paires.js';
 import type { Database, SignalementCategorieRow, SignalementMiseAJourRow, SignalementRow } from '../../db/schema.js';
 
 /** The columns of a row of the managers' list. */
@@ -69,7 +69,6 @@ if (!ETATS_OUVERTS.every((e) => rangEtat(e) < RANGS_OUVERTS)) throw new Error('L
  */
 type Lecture = 'tout' | 'peu' | 'parcours';
 
-const echapperLike = (mot: string) => mot.replace(/[\\%_]/gu, (c) => `\\${c}`);
 
 /** Who wrote or did it, as managers read it: « Prénom Nom », or a deleted account. */
 const nomDe = (r: { prenom: string | null; nom: string | null }) => (r.prenom || r.nom ? `${r.prenom ?? ''} ${r.nom ?? ''}`.trim() : 'Compte supprimé');
