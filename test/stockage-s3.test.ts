@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pointA } from '../src/domain/geometrie.js';
@@ -134,6 +135,18 @@ describe('housing request documents in S3', () => {
     ]);
     const res = await ctx.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numeroUnique}`, headers: { ...body.headers, 'x-access-key': accessKey }, payload: body.payload });
     expect(res.statusCode).toBe(415);
+    expect(await s3.objets(`uploads/${id}/`)).toEqual([]);
+    expect(await s3.objets('uploads/.tmp/')).toEqual([]);
+  });
+
+  it('checks a PDF before it takes its place in the bucket: one with JavaScript is refused (415), no object, no temp', async () => {
+    const { id, numeroUnique, accessKey } = await creer();
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]);
+    doc.catalog.set(PDFName.of('OpenAction'), doc.context.register(doc.context.obj({ Type: 'Action', S: 'JavaScript', JS: PDFString.of('app.alert(1)') })));
+    const body = await multipart([{ field: 'tax', name: 'avis.pdf', content: await doc.save() }]);
+    const res = await ctx.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numeroUnique}`, headers: { ...body.headers, 'x-access-key': accessKey }, payload: body.payload });
+    expect([res.statusCode, res.json().error.code]).toEqual([415, 'PDF_ACTIVE_CONTENT']);
     expect(await s3.objets(`uploads/${id}/`)).toEqual([]);
     expect(await s3.objets('uploads/.tmp/')).toEqual([]);
   });

@@ -26,10 +26,10 @@ async function newRequest(): Promise<{ numero: string; key: string }> {
   return { numero, key: res.json().data.accessKey as string };
 }
 
-async function send(content: Uint8Array, name = 'avis.pdf') {
+async function send(content: Uint8Array | { field: string; name: string; content: Uint8Array }[], name = 'avis.pdf') {
   const { numero, key } = await newRequest();
   const before = filesUnder(uploadsDir);
-  const body = await multipart([{ field: 'tax', name, content }]);
+  const body = await multipart(content instanceof Uint8Array ? [{ field: 'tax', name, content }] : content);
   const res = await ctx.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numero}`, headers: { ...body.headers, 'x-access-key': key }, payload: body.payload });
   const rows = await ctx.app.deps.db
     .selectFrom('documents')
@@ -198,6 +198,37 @@ describe('PDFs with active content', () => {
       const { res, rows } = await send(bytes);
       expect(res.statusCode).toBe(201);
       expect(rows).toHaveLength(1);
+    }
+  });
+
+  it('checks a PDF too large to be held in memory (written to its temp file first): refused with JavaScript, kept when clean', async () => {
+    // An unused stream of 400 KB: past the 256 KB a temp file holds in memory (storage/ecriture.ts).
+    const lourd = (doc: PDFDocument) => void doc.context.register(doc.context.stream(new Uint8Array(400 * 1024).fill(0x20)));
+    const hostile = await pdfLib(false, (doc) => {
+      lourd(doc);
+      openActionJs(doc);
+    });
+    expect(hostile.length).toBeGreaterThan(400 * 1024);
+    const refused = await send(hostile);
+    expect([refused.res.statusCode, refused.res.json().error.code]).toEqual([415, 'PDF_ACTIVE_CONTENT']);
+    expect(refused.rows).toHaveLength(0);
+    expect(refused.unchangedOnDisk).toBe(true);
+    const clean = await send(await pdfLib(false, lourd));
+    expect(clean.res.statusCode).toBe(201);
+    expect(clean.rows).toHaveLength(1);
+  });
+
+  it('keeps none of a call whose second PDF is refused: the first, clean, is neither recorded nor left on disk', async () => {
+    for (const grand of [false, true]) {
+      const clean = await pdfLib(false, grand ? (doc) => void doc.context.register(doc.context.stream(new Uint8Array(300 * 1024))) : undefined);
+      const { res, rows, unchangedOnDisk } = await send([
+        { field: 'tax', name: 'avis.pdf', content: clean },
+        { field: 'identity', name: 'piece.pdf', content: await pdfLib(true, openActionJs) },
+      ]);
+      expect([res.statusCode, res.json().error.code]).toEqual([415, 'PDF_ACTIVE_CONTENT']);
+      expect(res.json().error.message).toContain('« piece.pdf »');
+      expect(rows).toHaveLength(0);
+      expect(unchangedOnDisk).toBe(true);
     }
   });
 

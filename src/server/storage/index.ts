@@ -5,6 +5,7 @@ import path from 'node:path';
 import { enArrierePlan, enArrierePlanCedant } from '../worker/index.js';
 import { EcritureTemp, EN_MEMOIRE_MAX } from './ecriture.js';
 import type { Readable, Writable } from 'node:stream';
+import type { VerdictPdf } from '../features/demandes/pdf.js';
 
 /** Age past which a leftover temp or unreferenced file is surely not an upload under way. */
 export const STALE_MS = 60 * 60 * 1000;
@@ -12,7 +13,18 @@ export const STALE_MS = 60 * 60 * 1000;
 /** A file being written: invisible until committed under its key, gone once discarded. */
 export interface TempFile {
   readonly stream: Writable;
-  commit(key: string): Promise<void>;
+  /**
+   * Puts the file in its place under `key`. With `verifierPdf` (only where `verifiePdf`), checks it as a PDF first
+   * (features/demandes/pdf.ts) in the same task of the background thread, and places it only when it passes: its
+   * verdict then, and a refused file stays a temp file, for the caller to discard. Null without `verifierPdf`.
+   */
+  commit(key: string, options?: { verifierPdf?: boolean }): Promise<VerdictPdf | null>;
+  /**
+   * Whether `commit` can check a PDF itself: on local disk the background thread has the bytes (held in memory, or
+   * in the temp file), and one task checks and places the file where there were two, each a wait for a turn of the
+   * busy loop (issue 11). Not on S3: the bytes are on their way there; the caller checks them first.
+   */
+  readonly verifiePdf: boolean;
   discard(): Promise<void>;
 }
 
@@ -123,21 +135,30 @@ export class LocalStorage implements Storage {
       });
     return {
       stream,
-      commit: async (key: string) => {
+      verifiePdf: true,
+      commit: async (key: string, options?: { verifierPdf?: boolean }) => {
         if (settled) throw new Error('Fichier temporaire déjà traité');
         const target = this.resolve(key);
         settled = true;
+        const verifierPdf = options?.verifierPdf === true;
         try {
           await whenClosed();
           // A write that failed or was cut short (the stream destroyed before its end) is never committed.
           if (!stream.writableFinished) throw new Error('Fichier temporaire incomplet : son écriture n’est pas allée au bout', { cause: erreur });
-          // Written if it was held in memory, moved into place and made durable (with its folders) before the caller
-          // records it, on the background thread: one wait here instead of one turn of the event loop for each step
-          // (placer.ts).
+          // Checked if asked, written if it was held in memory, moved into place and made durable (with its folders)
+          // before the caller records it, on the background thread: one wait here instead of one turn of the event
+          // loop for each step (placer.ts).
           const octets = stream.enMemoire();
-          if (octets) await enArrierePlanCedant('placerOctets', [octets.buffer], octets, tmpPath, target, this.root);
-          else await enArrierePlan('placerFichier', tmpPath, target, this.root);
+          const verdict = octets
+            ? await enArrierePlanCedant('placerOctets', [octets.buffer], octets, tmpPath, target, this.root, verifierPdf)
+            : await enArrierePlan('placerFichier', tmpPath, target, this.root, verifierPdf);
+          if (verdict && !verdict.ok) {
+            // Refused: nothing was placed; the temp file is the caller's to discard.
+            settled = false;
+            return verdict;
+          }
           stream.liberer();
+          return verdict;
         } catch (error) {
           // Not committed: no file under the key (the caller records nothing), the temp file still ours to discard.
           // Whatever failed (a step of placer.ts, or the thread itself after the rename), what reached the key goes

@@ -125,7 +125,7 @@ export class S3Storage implements Storage {
   createTemp(): TempFile {
     const tmpKey = `${this.prefix}${TMP}${randomUUID()}`;
     const stream = new PassThrough();
-    // The writer hears of a failed upload through its pipeline; once it is done, nobody listens any more.
+    // The writer hears of a failed upload through the stream it writes to; once it is done, nobody listens any more.
     stream.on('error', () => {});
     const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: tmpKey, Body: stream }, partSize: PART_SIZE, queueSize: QUEUE_SIZE });
     // Settles only once every request of the upload has (a failed or aborted multipart upload is aborted on S3).
@@ -135,7 +135,10 @@ export class S3Storage implements Storage {
     let settled = false;
     return {
       stream,
-      commit: async (key: string) => {
+      // The bytes are on their way to S3: a PDF is checked before its commit.
+      verifiePdf: false,
+      commit: async (key: string, options?: { verifierPdf?: boolean }) => {
+        if (options?.verifierPdf) throw new Error('Le stockage S3 ne vérifie pas les PDF en les plaçant : vérifiez-les avant.');
         if (settled) throw new Error('Fichier temporaire déjà traité');
         const target = this.objet(key);
         settled = true;
@@ -156,6 +159,7 @@ export class S3Storage implements Storage {
         }
         // Committed. A temp that cannot be deleted now is removed by the sweep (temps()).
         await this.supprimer(tmpKey).catch(() => {});
+        return null;
       },
       discard: async () => {
         if (settled) return;

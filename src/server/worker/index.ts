@@ -26,8 +26,9 @@ export interface Taches {
   inspecterPdf: { args: [bytes: Uint8Array]; result: VerdictPdf };
   motDePasseTropFacile: { args: [password: string, personne: Personne]; result: boolean };
   composerMail: { args: [mail: MailACompose, newline: 'unix' | 'windows']; result: { message: Uint8Array; envelope: { from: string; to: string[] } } };
-  placerFichier: { args: [tmpPath: string, target: string, root: string]; result: void };
-  placerOctets: { args: [octets: Uint8Array, tmpPath: string, target: string, root: string]; result: void };
+  /** With `verifierPdf`, the file checked as a PDF first and placed only when it passes: the verdict (else null). */
+  placerFichier: { args: [tmpPath: string, target: string, root: string, verifierPdf: boolean]; result: VerdictPdf | null };
+  placerOctets: { args: [octets: Uint8Array, tmpPath: string, target: string, root: string, verifierPdf: boolean]; result: VerdictPdf | null };
   checkpointSqlite: { args: [fichier: string]; result: void };
 }
 

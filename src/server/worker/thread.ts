@@ -1,5 +1,6 @@
 // The background thread's side (see index.ts): each task loads its module when first asked, so the
 // thread costs only what it is used for.
+import { readFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { Taches } from './index.js';
 
@@ -29,13 +30,19 @@ const executants: Executants = {
     });
     return { message: info.message as Buffer, envelope: info.envelope as { from: string; to: string[] } };
   },
-  placerFichier: async (tmpPath, target, root) => {
+  placerFichier: async (tmpPath, target, root, verifierPdf) => {
+    const verdict = verifierPdf ? (await import('../features/demandes/pdf.js')).inspectPdf(await readFile(tmpPath)) : null;
+    if (verdict && !verdict.ok) return verdict;
     const { placer } = await import('../storage/placer.js');
-    return placer(tmpPath, target, root);
+    await placer(tmpPath, target, root);
+    return verdict;
   },
-  placerOctets: async (octets, tmpPath, target, root) => {
+  placerOctets: async (octets, tmpPath, target, root, verifierPdf) => {
+    const verdict = verifierPdf ? (await import('../features/demandes/pdf.js')).inspectPdf(octets) : null;
+    if (verdict && !verdict.ok) return verdict;
     const { placerOctets } = await import('../storage/placer.js');
-    return placerOctets(octets, tmpPath, target, root);
+    await placerOctets(octets, tmpPath, target, root);
+    return verdict;
   },
   checkpointSqlite: async (fichier) => {
     const { checkpointPassif } = await import('../db/checkpoint.js');

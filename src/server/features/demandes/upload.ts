@@ -25,6 +25,7 @@ import { AVATARS_PREFIX, filesOf, type Storage, type TempFile } from '../../stor
 import { aCeder, enArrierePlanCedant } from '../../worker/index.js';
 import type { DemandesRepository } from './repository.js';
 import type { DocumentVueRow } from './lecture-statut.js';
+import type { VerdictPdf } from './pdf.js';
 
 /** Enough leading bytes for file-type to recognise PDF, JPEG and PNG. */
 const SNIFF_BYTES = 4100;
@@ -206,6 +207,8 @@ type Rangement = Categorie | typeof CATEGORIE_PIECE;
 
 interface Staged {
   temp: TempFile;
+  /** A PDF left to check with its placing (TempFile.verifiePdf), in commitDocuments. */
+  verifierPdf: boolean;
   category: Rangement;
   originalName: string;
   safeName: string;
@@ -221,8 +224,10 @@ const tooLarge = (maxBytes: number, name: string) =>
     REFUS_FICHIER.taille(name, maxBytes),
   );
 
-/** Why a PDF is refused (docs/decisions/0012), in words the resident can act on. */
-function pdfRefused(name: string, raison: 'actif' | 'motDePasse' | 'illisible'): ApiError {
+/** Why a PDF is refused (docs/decisions/0012), in words the resident can act on; the reason logged. */
+function pdfRefused(name: string, verdict: Exclude<VerdictPdf, { ok: true }>, log: FastifyRequest['log']): ApiError {
+  log.info({ raison: verdict.raison, detail: 'detail' in verdict ? verdict.detail : undefined }, 'PDF refusé');
+  const { raison } = verdict;
   const refaire = "Imprimez-le en PDF (menu Imprimer, puis « Enregistrer au format PDF ») ou scannez de nouveau le document papier, puis envoyez ce nouveau fichier.";
   if (raison === 'actif') {
     return new ApiError(
@@ -266,7 +271,8 @@ async function stageFile(
   const temp = storage.createTemp();
   const entry: Partial<Staged> & { temp: TempFile } = { temp };
   staged.push(entry as Staged);
-  const inspector = new Inspector(budget, announced === 'application/pdf');
+  // A PDF is held whole here only when it must be checked before its commit (S3).
+  const inspector = new Inspector(budget, announced === 'application/pdf' && !temp.verifiePdf);
   try {
     await verser(part.file as AsyncIterable<Buffer>, inspector, temp.stream);
   } catch (error) {
@@ -288,17 +294,16 @@ async function stageFile(
       REFUS_FICHIER.contenu(originalName),
     );
   }
-  if (detected === 'application/pdf') {
+  const verifierPdf = detected === 'application/pdf' && temp.verifiePdf;
+  if (detected === 'application/pdf' && !verifierPdf) {
     // On the background thread: a large PDF's objects are read and decompressed there, not on the event loop.
     // Handed over, not copied: the file is not held twice.
     const pdf = inspector.wholeBytes();
     const verdict = await enArrierePlanCedant('inspecterPdf', [pdf.buffer], pdf);
-    if (!verdict.ok) {
-      log.info({ raison: verdict.raison, detail: 'detail' in verdict ? verdict.detail : undefined }, 'PDF refusé');
-      throw pdfRefused(originalName, verdict.raison);
-    }
+    if (!verdict.ok) throw pdfRefused(originalName, verdict, log);
   }
   Object.assign(entry, {
+    verifierPdf,
     category,
     originalName,
     safeName: safeFileName(originalName),
@@ -363,7 +368,7 @@ export async function receiveDocuments(request: FastifyRequest, deps: Deps, row:
     },
   });
   if (staged.length === 0) throw new ApiError(400, 'NO_FILE', 'Aucun fichier reçu : choisissez au moins un fichier.');
-  return (await commitDocuments(deps, row, staged)).tous;
+  return (await commitDocuments(deps, row, staged, request.log)).tous;
 }
 
 /** A message's attachments, checked and waiting in temp files, with its text; `enregistrer` records them with the message. */
@@ -400,7 +405,7 @@ export async function recevoirPieces(request: FastifyRequest, deps: Deps, row: D
     texte,
     fichiers: staged.length,
     noms: staged.map((f) => f.originalName),
-    enregistrer: async (avec) => (await commitDocuments(deps, row, staged, avec)).nouveaux,
+    enregistrer: async (avec) => (await commitDocuments(deps, row, staged, request.log, avec)).nouveaux,
     abandonner: async () => {
       await Promise.all(staged.map((s) => s.temp.discard()));
     },
@@ -408,13 +413,15 @@ export async function recevoirPieces(request: FastifyRequest, deps: Deps, row: D
 }
 
 /**
- * Moves the staged files into place, then records them (their positions given under the request's lock, insertDocumentsChecked):
- * `nouveaux` the documents of this call, `tous` every document the request then holds.
+ * Moves the staged files into place (a PDF left to check is checked there: one refused, and none of the call stays),
+ * then records them (their positions given under the request's lock, insertDocumentsChecked): `nouveaux` the documents
+ * of this call, `tous` every document the request then holds.
  */
 async function commitDocuments(
   deps: { repository: DemandesRepository; storage: Storage; quota: Quota; now: () => Date },
   row: Pick<DemandeRow, 'id'>,
   staged: Staged[],
+  log: FastifyRequest['log'],
   message?: (trx: Db) => Promise<string>,
 ): Promise<{ nouveaux: DocumentRow[]; tous: DocumentVueRow[] }> {
   const uploadedAt = deps.now().toISOString();
@@ -444,7 +451,8 @@ async function commitDocuments(
   const committed: string[] = [];
   try {
     for (const [i, s] of staged.entries()) {
-      await s.temp.commit(rows[i]!.storageKey);
+      const verdict = await s.temp.commit(rows[i]!.storageKey, { verifierPdf: s.verifierPdf });
+      if (verdict && !verdict.ok) throw pdfRefused(s.originalName, verdict, log);
       committed.push(rows[i]!.storageKey);
     }
     // Checked again where it counts: another upload to the same request may have landed meanwhile.
