@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../src/domain/erreurs.js';
 import { createTestApp, demande, filesUnder, multipart, SAMPLES, type TestContext } from './helpers.js';
@@ -69,8 +70,8 @@ function signUp(ctx: TestContext, email: string) {
   });
 }
 
-async function upload(ctx: TestContext, numero: string, key: string, content: Buffer) {
-  const body = await multipart([{ field: 'livret', name: 'livret.png', content }]);
+async function upload(ctx: TestContext, numero: string, key: string, content: Buffer, name = 'livret.png') {
+  const body = await multipart([{ field: 'livret', name, content }]);
   return ctx.app.inject({ method: 'POST', url: `/app/api/logement/upload-files/${numero}`, headers: { ...body.headers, 'x-access-key': key }, payload: body.payload });
 }
 
@@ -117,9 +118,23 @@ describe.skipIf(!canMount)('DATA_DIR on a full file system (tmpfs)', () => {
     expect(storedFiles(ctx)).toEqual(['filler']);
     expect(tempFiles(ctx)).toEqual([]);
 
+    // A PDF is checked and written by one task of the background thread: from memory (small), or read back from its
+    // temp file (300 KB: past what is held in memory), which the full disk already refuses.
+    const grandPdf = await PDFDocument.create();
+    grandPdf.addPage([200, 200]);
+    grandPdf.context.register(grandPdf.context.stream(new Uint8Array(300 * 1024).fill(0x20)));
+    const pdfs = [SAMPLES.pdf, Buffer.from(await grandPdf.save({ useObjectStreams: false }))];
+    for (const pdf of pdfs) {
+      expectStorageError(await upload(ctx, '013plein0001', key, pdf, 'avis.pdf'), 507);
+      expect(await counts(ctx)).toEqual(before);
+      expect(storedFiles(ctx)).toEqual(['filler']);
+      expect(tempFiles(ctx)).toEqual([]);
+    }
+
     fs.rmSync(filler);
     expect((await upload(ctx, '013plein0001', key, bigPng(300))).statusCode).toBe(201);
-    expect((await counts(ctx)).documents).toBe(before.documents + 1);
+    for (const pdf of pdfs) expect((await upload(ctx, '013plein0001', key, pdf, 'avis.pdf')).statusCode).toBe(201);
+    expect((await counts(ctx)).documents).toBe(before.documents + 3);
   });
 
   it('refuses an upload with 503 when the documents disk is read-only, and takes it once writable again', async () => {
