@@ -73,7 +73,8 @@ interface Figures {
   p99: number;
   max: number;
   errors: number;
-  perKind: Record<Kind, { count: number; p50: number; p99: number; errors: number }>;
+  /** `above`: how many of the kind's answers were slower than the p99 of all. */
+  perKind: Record<Kind, { count: number; p50: number; p99: number; errors: number; above: number }>;
   /** Every connection's requests but its first: the load once all its connections are accepted. */
   steady: { p50: number; p99: number; max: number };
   /** When every connection of the load had its first answer (s from the start), and those first answers' p99 and max. */
@@ -420,7 +421,8 @@ async function measure(kind: 'sqlite' | 'postgres', port: number, instances: 1 |
     const perKind = Object.fromEntries(
       MIX.map(([k]) => {
         const sorted = record.kinds[k].times.sort((a, b) => a - b);
-        return [k, { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors: record.kinds[k].errors }];
+        const above = sorted.length - sorted.findLastIndex((t) => t <= result.latency.p99) - 1;
+        return [k, { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors: record.kinds[k].errors, above }];
       }),
     ) as Figures['perKind'];
     return {
@@ -478,6 +480,12 @@ function print(label: string, f: Figures, before: Before | null, targets: boolea
     `    CPU          server main thread on a core ${pc(f.cpu.mainOnCpu)} of the time, waiting for one ${pc(f.cpu.mainWaitingForCpu)}; server ${f.cpu.serverCores.toFixed(2)} cores, load generator ${f.cpu.generatorCores.toFixed(2)}; machine busy ${pc(f.cpu.machineBusy)} of ${os.cpus().length} cores`,
   );
   console.log(`    per kind     ${MIX.map(([k]) => `${k} ${f.perKind[k].count} p50 ${f0(f.perKind[k].p50)} p99 ${f0(f.perKind[k].p99)} ms${f.perKind[k].errors ? ` (${f.perKind[k].errors} errors)` : ''}`).join(', ')}`);
+  // Which kinds make the p99: those that wait for more turns of the loop (docs/decisions/0014, « What sets the p99 now »).
+  const above = MIX.reduce((t, [k]) => t + f.perKind[k].above, 0);
+  if (above > 0) {
+    const parts = MIX.filter(([k]) => f.perKind[k].above > 0).map(([k]) => `${k} ${f0((100 * f.perKind[k].above) / above)} %`);
+    console.log(`    above p99    ${above} answers slower than the p99: ${parts.join(', ')}`);
+  }
   // Little's law: in a closed loop every connection waits for its answer before asking again, so the mean latency
   // is the connections over the throughput, whatever the server does with a request.
   const moyenne = (CONNECTIONS / f.rps) * 1000;
