@@ -72,9 +72,16 @@ export function sansJustificatif(request: FastifyRequest): boolean {
  * the holder of its private link, its owner, managers and admins.
  */
 export async function hasFullAccess(request: FastifyRequest, row: AccesRow): Promise<boolean> {
-  if (await estDemandeur(request, row)) return true;
+  return holdsPrivateKey(request, row) || accesParCompte(request, row);
+}
+
+/**
+ * hasFullAccess without the private key: whether the signed-in account is the request's owner, a manager or an admin.
+ * For a caller that checked the key itself, synchronously (the status lookup), so that a wrong key is not hashed twice.
+ */
+export async function accesParCompte(request: FastifyRequest, row: AccesRow): Promise<boolean> {
   const user = await compteDe(request);
-  return user !== null && isGestionnaire(user.userType);
+  return user !== null && (user.id === row.ownerUserId || isGestionnaire(user.userType));
 }
 
 /**

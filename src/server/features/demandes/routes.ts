@@ -21,7 +21,7 @@ import { ApiError } from '../../errors.js';
 import { ajouterFichier } from '../../storage/zip.js';
 import { avecFichiers, fichier, reponses, USER_FILE_HEADERS, zipStream } from '../../http.js';
 import type { InstructionRepository } from '../instruction/repository.js';
-import { ACCESS_KEY_HEADER, demandeEnAccesComplet, demandeOu404, hasFullAccess, holdsPrivateKey, sansJustificatif, statutEnAccesComplet, statutOu404 } from './access.js';
+import { accesParCompte, ACCESS_KEY_HEADER, demandeEnAccesComplet, demandeOu404, hasFullAccess, holdsPrivateKey, sansJustificatif, statutEnAccesComplet, statutOu404 } from './access.js';
 import type { DemandesRepository } from './repository.js';
 import type { DemandesService } from './service.js';
 import { nomsDansLeZip, receiveDocuments } from './upload.js';
@@ -69,7 +69,7 @@ export function routesPubliques(deps: { repository: DemandesRepository; service:
           const lue = await repository.findCompleteParNumero(request.params.numeroUnique);
           if (!lue) throw new ApiError(404, 'NOT_FOUND', MESSAGES.demandeIntrouvable);
           // The key first, without a promise: it opens the request on most calls that carry one.
-          if (!holdsPrivateKey(request, lue.row) && !(await hasFullAccess(request, lue.row))) return { data: toStatutVue(lue.row) };
+          if (!holdsPrivateKey(request, lue.row) && !(await accesParCompte(request, lue.row))) return { data: toStatutVue(lue.row) };
           return { data: toComplete(lue.row, lue.documents, lue.correction) };
         }
         // Otherwise the few columns that decide access and make the status view; the whole row only for a full

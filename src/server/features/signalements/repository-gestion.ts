@@ -69,7 +69,6 @@ if (!ETATS_OUVERTS.every((e) => rangEtat(e) < RANGS_OUVERTS)) throw new Error('L
  */
 type Lecture = 'tout' | 'peu' | 'parcours';
 
-
 /** Who wrote or did it, as managers read it: « Prénom Nom », or a deleted account. */
 const nomDe = (r: { prenom: string | null; nom: string | null }) => (r.prenom || r.nom ? `${r.prenom ?? ''} ${r.nom ?? ''}`.trim() : 'Compte supprimé');
 
