@@ -2,9 +2,21 @@
 // thread costs only what it is used for.
 import { readFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
+import type { VerdictPdf } from '../features/demandes/pdf.js';
 import type { Taches } from './index.js';
 
 type Executants = { [K in keyof Taches]: (...args: Taches[K]['args']) => Promise<Taches[K]['result']> };
+
+/**
+ * A stored file put in its place (storage/index.ts `commit`), checked first as a PDF when `octets` is given: placed
+ * only when it passes. The verdict, null when no check was asked.
+ */
+async function placerSiSain(octets: (() => Promise<Uint8Array>) | null, placer: () => Promise<void>): Promise<VerdictPdf | null> {
+  const verdict = octets ? (await import('../features/demandes/pdf.js')).inspectPdf(await octets()) : null;
+  if (verdict?.ok === false) return verdict;
+  await placer();
+  return verdict;
+}
 
 const executants: Executants = {
   attestation: async (row, emiseLe) => {
@@ -30,20 +42,10 @@ const executants: Executants = {
     });
     return { message: info.message as Buffer, envelope: info.envelope as { from: string; to: string[] } };
   },
-  placerFichier: async (tmpPath, target, root, verifierPdf) => {
-    const verdict = verifierPdf ? (await import('../features/demandes/pdf.js')).inspectPdf(await readFile(tmpPath)) : null;
-    if (verdict && !verdict.ok) return verdict;
-    const { placer } = await import('../storage/placer.js');
-    await placer(tmpPath, target, root);
-    return verdict;
-  },
-  placerOctets: async (octets, tmpPath, target, root, verifierPdf) => {
-    const verdict = verifierPdf ? (await import('../features/demandes/pdf.js')).inspectPdf(octets) : null;
-    if (verdict && !verdict.ok) return verdict;
-    const { placerOctets } = await import('../storage/placer.js');
-    await placerOctets(octets, tmpPath, target, root);
-    return verdict;
-  },
+  placerFichier: (tmpPath, target, root, verifierPdf) =>
+    placerSiSain(verifierPdf ? () => readFile(tmpPath) : null, async () => (await import('../storage/placer.js')).placer(tmpPath, target, root)),
+  placerOctets: (octets, tmpPath, target, root, verifierPdf) =>
+    placerSiSain(verifierPdf ? async () => octets : null, async () => (await import('../storage/placer.js')).placerOctets(octets, tmpPath, target, root)),
   checkpointSqlite: async (fichier) => {
     const { checkpointPassif } = await import('../db/checkpoint.js');
     return checkpointPassif(fichier);
